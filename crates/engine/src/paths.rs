@@ -1,0 +1,204 @@
+//! Lexical path handling shared by every layer: normalization, containment on
+//! separator boundaries, the symlink-segment rule (SPEC §5.4) and shallowness.
+//!
+//! Paths are handled as UTF-8 strings with `/` separators: they come from
+//! shell text and JSON, and must be compared exactly as written.
+
+use std::path::Path;
+
+/// Lexically normalize an absolute path: collapse `.`/`..`, duplicate and
+/// trailing separators. `..` at the root stays at the root. A relative input
+/// is normalized as if rooted at `/`.
+pub fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+    }
+    if parts.is_empty() {
+        return "/".to_string();
+    }
+    let mut out = String::with_capacity(path.len());
+    for p in parts {
+        out.push('/');
+        out.push_str(p);
+    }
+    out
+}
+
+/// Resolve `rel` lexically against the absolute directory `base`.
+/// An absolute `rel` ignores `base`.
+pub fn resolve(base: &str, rel: &str) -> String {
+    if rel.starts_with('/') {
+        normalize(rel)
+    } else {
+        let mut joined = String::with_capacity(base.len() + rel.len() + 1);
+        joined.push_str(base);
+        joined.push('/');
+        joined.push_str(rel);
+        normalize(&joined)
+    }
+}
+
+/// Parent of a normalized absolute path (`/` for `/` itself).
+pub fn parent(path: &str) -> String {
+    match path.rfind('/') {
+        Some(0) | None => "/".to_string(),
+        Some(i) => path[..i].to_string(),
+    }
+}
+
+/// Final segment of a path (the whole input when it has no `/`).
+pub fn basename(path: &str) -> &str {
+    let trimmed = path.trim_end_matches('/');
+    match trimmed.rfind('/') {
+        Some(i) => &trimmed[i + 1..],
+        None => trimmed,
+    }
+}
+
+/// `child` equals `root` or lies below it on a separator boundary
+/// (`/home/u` does not contain `/home/usersecret`). Both must be normalized.
+pub fn is_within(child: &str, root: &str) -> bool {
+    if root == "/" {
+        return child.starts_with('/');
+    }
+    if child == root {
+        return true;
+    }
+    child.len() > root.len() && child.starts_with(root) && child.as_bytes()[root.len()] == b'/'
+}
+
+/// Case-insensitive variant of [`is_within`] (Windows semantics).
+pub fn is_within_ci(child: &str, root: &str) -> bool {
+    is_within(&child.to_lowercase(), &root.to_lowercase())
+}
+
+/// True when some existing segment strictly below `root` down to and
+/// including `child` is a symbolic link, or cannot be inspected. Segments
+/// that do not exist end the walk (nothing below them exists either).
+/// `child` must be within `root`.
+pub fn symlink_between(root: &str, child: &str) -> bool {
+    if child == root {
+        return false;
+    }
+    let rest = if root == "/" {
+        &child[1..]
+    } else {
+        match child.get(root.len() + 1..) {
+            Some(r) => r,
+            None => return false,
+        }
+    };
+    let mut current = if root == "/" {
+        String::new()
+    } else {
+        root.to_string()
+    };
+    for seg in rest.split('/').filter(|s| !s.is_empty()) {
+        current.push('/');
+        current.push_str(seg);
+        match std::fs::symlink_metadata(&current) {
+            Ok(meta) => {
+                if meta.file_type().is_symlink() {
+                    return true;
+                }
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return false,
+            Err(_) => return true,
+        }
+    }
+    false
+}
+
+/// Containment for grants, safe spaces, zones and roots (SPEC §5.4):
+/// lexically within and no symlink segment between.
+pub fn contains(root: &str, child: &str) -> bool {
+    is_within(child, root) && !symlink_between(root, child)
+}
+
+/// Fewer than two non-empty segments below the root (`/`, `/etc`, `/tmp`).
+pub fn is_shallow(dir: &str) -> bool {
+    let stripped = strip_drive(dir);
+    stripped.split(['/', '\\']).filter(|s| !s.is_empty()).count() < 2
+}
+
+fn strip_drive(dir: &str) -> &str {
+    let b = dir.as_bytes();
+    if b.len() >= 2 && b[1] == b':' && b[0].is_ascii_alphabetic() {
+        &dir[2..]
+    } else {
+        dir
+    }
+}
+
+/// Whether an existing path is a directory (following links). Anything that
+/// cannot be inspected counts as "not a directory".
+pub fn is_dir(path: &str) -> bool {
+    Path::new(path).is_dir()
+}
+
+/// Trim and normalize a directory written by a person or another program:
+/// empty ⇒ `None`, trailing separators removed except for the root.
+pub fn normalize_stored_dir(dir: &str) -> Option<String> {
+    let t = dir.trim();
+    if t.is_empty() {
+        return None;
+    }
+    let mut s = t.to_string();
+    while s.len() > 1 && (s.ends_with('/') || s.ends_with('\\')) {
+        if s.len() == 3 && s.as_bytes()[1] == b':' {
+            break;
+        }
+        s.pop();
+    }
+    Some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes() {
+        assert_eq!(normalize("/a/./b//c/"), "/a/b/c");
+        assert_eq!(normalize("/a/../../b"), "/b");
+        assert_eq!(normalize("/"), "/");
+        assert_eq!(normalize("/.."), "/");
+        assert_eq!(resolve("/home/u/p", "../x"), "/home/u/x");
+        assert_eq!(resolve("/home/u/p", "/etc/../var/"), "/var");
+    }
+
+    #[test]
+    fn containment_is_boundary_safe() {
+        assert!(is_within("/home/u", "/home/u"));
+        assert!(is_within("/home/u/x", "/home/u"));
+        assert!(!is_within("/home/usersecret", "/home/u"));
+        assert!(is_within("/anything", "/"));
+    }
+
+    #[test]
+    fn shallow() {
+        assert!(is_shallow("/"));
+        assert!(is_shallow("/etc"));
+        assert!(!is_shallow("/home/u"));
+        assert!(is_shallow("C:\\"));
+    }
+
+    #[test]
+    fn symlink_segments_break_containment() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().to_str().unwrap().to_string();
+        std::fs::create_dir(t.path().join("real")).unwrap();
+        std::os::unix::fs::symlink(t.path().join("real"), t.path().join("link")).unwrap();
+        assert!(contains(&root, &format!("{root}/real/x")));
+        assert!(!contains(&root, &format!("{root}/link")));
+        assert!(!contains(&root, &format!("{root}/link/deeper")));
+        assert!(contains(&root, &format!("{root}/missing/deeper")));
+    }
+}
