@@ -121,7 +121,13 @@ impl Os {
 pub const SHELL_TOOL: &str = "shell_execute";
 
 /// File tools (SPEC §1).
-pub const FILE_TOOLS: [&str; 5] = ["file_read", "file_write", "file_edit", "file_list", "attach_file"];
+pub const FILE_TOOLS: [&str; 5] = [
+    "file_read",
+    "file_write",
+    "file_edit",
+    "file_list",
+    "attach_file",
+];
 
 /// Whether a file tool writes (for file modes and protected paths).
 pub fn file_tool_writes(tool: &str) -> bool {

@@ -125,7 +125,11 @@ pub fn contains(root: &str, child: &str) -> bool {
 /// Fewer than two non-empty segments below the root (`/`, `/etc`, `/tmp`).
 pub fn is_shallow(dir: &str) -> bool {
     let stripped = strip_drive(dir);
-    stripped.split(['/', '\\']).filter(|s| !s.is_empty()).count() < 2
+    stripped
+        .split(['/', '\\'])
+        .filter(|s| !s.is_empty())
+        .count()
+        < 2
 }
 
 fn strip_drive(dir: &str) -> &str {

@@ -1,0 +1,333 @@
+//! Verb chains (approval keys), approval units, and what kind of program a
+//! command runs (SPEC §4).
+
+use crate::pathlike::is_path_like;
+use crate::paths::basename;
+use crate::syntax::{RedirKind, RedirTarget, Redirect};
+use crate::word::Word;
+
+/// Path-aware verbs (§4.1 step 2): their operands are files.
+pub const PATH_AWARE: &[&str] = &[
+    "cd",
+    "chdir",
+    "pushd",
+    "popd",
+    "cat",
+    "less",
+    "more",
+    "head",
+    "tail",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "find",
+    "fd",
+    "jq",
+    "awk",
+    "sed",
+    "strings",
+    "xxd",
+    "hexdump",
+    "od",
+    "cp",
+    "mv",
+    "rm",
+    "rmdir",
+    "mkdir",
+    "touch",
+    "ln",
+    "chmod",
+    "chown",
+    "chgrp",
+    "tar",
+    "zip",
+    "unzip",
+    "gzip",
+    "gunzip",
+    "bzip2",
+    "xz",
+    "scp",
+    "rsync",
+    "curl",
+    "wget",
+    "nc",
+    "ncat",
+    "ls",
+    "dir",
+    "tree",
+    "stat",
+    "file",
+    "du",
+    "diff",
+    "cmp",
+    "patch",
+    "python",
+    "python3",
+    "node",
+    "deno",
+    "bun",
+    "ruby",
+    "perl",
+    "php",
+    "bash",
+    "sh",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "pwsh",
+    "powershell",
+    "type",
+    "findstr",
+    "copy",
+    "move",
+    "xcopy",
+    "robocopy",
+    "del",
+    "erase",
+    "ren",
+];
+
+/// Side-effect verbs (exact, case-sensitive).
+pub const SIDE_EFFECT: &[&str] = &["echo", "printf", ":", "true", "false", "test", "["];
+
+/// Single-token verbs.
+pub const SINGLE_TOKEN: &[&str] = &[
+    "date", "whoami", "id", "groups", "hostname", "uname", "uptime", "free", "nproc", "which",
+    "pwd",
+];
+
+/// Shells whose `-c STRING` is parsed (§3.3).
+pub const SHELLS: &[&str] = &["bash", "sh", "zsh", "dash", "ksh"];
+
+/// Programs that download (§9.3 remote_code).
+pub const DOWNLOADERS: &[&str] = &["curl", "wget", "fetch", "http", "aria2c", "nc"];
+
+/// Privilege tools (§3.3): hard deny whatever they wrap.
+pub const PRIVILEGE: &[&str] = &["sudo", "doas", "su", "pkexec", "run0"];
+
+/// Interpreters and shells (§4.2), matched on the lowercased basename;
+/// versioned names (`python3.12`, `node20`) count too.
+pub fn is_interpreter(base: &str) -> bool {
+    let b = base.to_ascii_lowercase();
+    const NAMES: &[&str] = &[
+        "python",
+        "python3",
+        "node",
+        "deno",
+        "bun",
+        "ruby",
+        "perl",
+        "php",
+        "bash",
+        "sh",
+        "zsh",
+        "dash",
+        "ksh",
+        "fish",
+        "pwsh",
+        "powershell",
+    ];
+    if NAMES.contains(&b.as_str()) {
+        return true;
+    }
+    // Versioned: python3.12, python2, perl5.36, php8.2, node18, ruby3.2.
+    for stem in ["python", "perl", "php", "node", "ruby"] {
+        if let Some(rest) = b.strip_prefix(stem) {
+            if !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit() || c == '.') {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+pub fn is_shell(base: &str) -> bool {
+    SHELLS.contains(&base)
+}
+
+pub fn is_path_aware(base: &str) -> bool {
+    let b = base.to_ascii_lowercase();
+    PATH_AWARE.contains(&b.as_str()) || is_interpreter(&b)
+}
+
+pub fn is_single_token(base: &str) -> bool {
+    let b = base.to_ascii_lowercase();
+    SINGLE_TOKEN.contains(&b.as_str())
+}
+
+pub fn is_side_effect(w0: &str) -> bool {
+    SIDE_EFFECT.contains(&w0)
+}
+
+/// Verb-like word for the chain walk (§4.1 step 3).
+fn verb_like(w: &Word) -> Option<String> {
+    if !w.is_plain() || w.has_line_break() {
+        return None;
+    }
+    let v = w.literal()?;
+    let mut cs = v.chars();
+    let first = cs.next()?;
+    if !first.is_ascii_lowercase() || v.len() > 64 {
+        return None;
+    }
+    if !cs.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-')) {
+        return None;
+    }
+    if is_path_like(&v, false) {
+        return None;
+    }
+    Some(v)
+}
+
+/// A call-specific value (§4.1 step 4): not starting with `-`, not
+/// path-like, containing an ASCII digit.
+pub fn is_call_specific_value(v: &str) -> bool {
+    !v.starts_with('-') && !is_path_like(v, false) && v.chars().any(|c| c.is_ascii_digit())
+}
+
+/// Index of the first word after git's global options (`-C DIR`,
+/// `--git-dir`, `--work-tree`, `--no-pager`, `--bare`).
+pub fn git_skip_globals(argv: &[Word], from: usize) -> usize {
+    let mut i = from;
+    while let Some(w) = argv.get(i) {
+        let v = w.literal().unwrap_or_default();
+        match v.as_str() {
+            "-C" | "--git-dir" | "--work-tree" => i += 2,
+            "--no-pager" | "--bare" => i += 1,
+            s if s.starts_with("--git-dir=") || s.starts_with("--work-tree=") => i += 1,
+            _ => break,
+        }
+    }
+    i
+}
+
+/// The verb chain of a simple command (after unwrapping): the tokens and
+/// the index of the first argument after them. `capped` applies the
+/// one-token rule of step 2.
+pub struct Chain {
+    pub tokens: Vec<String>,
+    /// Whether the value trim removed a token.
+    pub trimmed: bool,
+    /// Index in argv of the first word not consumed by the chain walk.
+    pub next: usize,
+}
+
+pub fn chain(argv: &[Word], capped: bool) -> Option<Chain> {
+    let w0 = argv.first()?.literal()?;
+    let base = basename(&w0).to_string();
+    let mut tokens = vec![w0.clone()];
+    let mut next = 1;
+    let one_token = is_path_aware(&base) || is_single_token(&base) || is_side_effect(&w0);
+    if !(capped && one_token) {
+        let is_git = base == "git";
+        loop {
+            if is_git {
+                next = git_skip_globals(argv, next);
+            }
+            match argv.get(next).and_then(verb_like) {
+                Some(v) => {
+                    tokens.push(v);
+                    next += 1;
+                }
+                None => break,
+            }
+        }
+    }
+    let mut trimmed = false;
+    while tokens.len() > 1 {
+        match tokens.last() {
+            Some(last) if is_call_specific_value(last) => {
+                tokens.pop();
+                trimmed = true;
+            }
+            _ => break,
+        }
+    }
+    Some(Chain {
+        tokens,
+        trimmed,
+        next,
+    })
+}
+
+/// The verb (approval key) of a simple command.
+pub fn verb(argv: &[Word]) -> Option<String> {
+    chain(argv, true).map(|c| c.tokens.join(" "))
+}
+
+/// The approval unit of one simple command (§4.3).
+pub fn unit(argv: &[Word], redirects: &[Redirect]) -> Option<String> {
+    let c = chain(argv, false)?;
+    let mut parts: Vec<String> = c.tokens.clone();
+    if c.trimmed {
+        return Some(parts.join(" "));
+    }
+    for w in argv.iter().skip(c.next) {
+        if w.has_line_break() {
+            break;
+        }
+        let v = w.lossy_value();
+        if w.literal().is_some() && is_call_specific_value(&v) {
+            break;
+        }
+        if w.quoted && v.chars().any(char::is_whitespace) {
+            break;
+        }
+        parts.push(w.raw.clone());
+    }
+    for r in redirects {
+        if matches!(r.kind, RedirKind::HereDoc | RedirKind::HereString) {
+            continue;
+        }
+        if let RedirTarget::File(w) = &r.target {
+            if w.has_line_break() {
+                break;
+            }
+        }
+        parts.push(r.render());
+    }
+    Some(parts.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(s: &str) -> Vec<Word> {
+        s.split(' ').map(|w| Word::analyze(w, 0)).collect()
+    }
+
+    #[test]
+    fn chains() {
+        assert_eq!(
+            verb(&argv("git push origin main")).unwrap(),
+            "git push origin main"
+        );
+        assert_eq!(verb(&argv("ls -la /tmp")).unwrap(), "ls");
+        assert_eq!(
+            verb(&argv("docker compose up -d")).unwrap(),
+            "docker compose up"
+        );
+        assert_eq!(verb(&argv("git tag v0.4.2")).unwrap(), "git tag");
+        assert_eq!(verb(&argv("aws s3")).unwrap(), "aws");
+        assert_eq!(verb(&argv("x1")).unwrap(), "x1");
+        assert_eq!(verb(&argv("tool a1 run")).unwrap(), "tool a1 run");
+        assert_eq!(
+            verb(&argv("git -C /repo worktree list")).unwrap(),
+            "git worktree list"
+        );
+        assert_eq!(verb(&argv("./cat notes.txt")).unwrap(), "./cat");
+        assert_eq!(verb(&argv("npm run test:unit")).unwrap(), "npm run");
+        assert_eq!(verb(&argv("Echo hello")).unwrap(), "Echo hello");
+    }
+
+    #[test]
+    fn interpreters() {
+        assert!(is_interpreter("python3.12"));
+        assert!(is_interpreter("node"));
+        assert!(!is_interpreter("nodemon"));
+        assert!(!is_interpreter("pythonista"));
+    }
+}

@@ -1,0 +1,590 @@
+//! Shell words as the analysis sees them: raw source text, the static value
+//! after quote removal and escape decoding exactly as bash does it, and every
+//! piece that would only be known at run time (SPEC §3.2).
+//!
+//! The decoding uses brush-parser's word parser; nothing here splits words by
+//! hand.
+
+use brush_parser::word::{self as bw, Parameter, ParameterExpr, TildeExpr, WordPiece};
+use brush_parser::ParserOptions;
+
+/// One piece of a word's value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seg {
+    /// Literal text; `quoted` when it came from quotes or an escape.
+    Lit { text: String, quoted: bool },
+    /// `~` at the start of an unquoted word, or `$HOME` / `${HOME}`.
+    Home,
+    /// Anything only known at run time (parameters, substitutions, `~user`).
+    Dynamic,
+}
+
+/// Kind of a nested command a word carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubstKind {
+    /// `$( … )`
+    Command,
+    /// `` `…` ``
+    Backtick,
+}
+
+/// Command text nested in a word, to be parsed and analyzed recursively.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Subst {
+    pub kind: SubstKind,
+    pub text: String,
+    /// Character offset inside the word's raw text (for source ordering).
+    pub offset: usize,
+}
+
+/// A word with its raw source and decoded value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    /// Source text exactly as written.
+    pub raw: String,
+    /// Character index of the word's start in its script (ordering only).
+    pub start: usize,
+    pub segs: Vec<Seg>,
+    pub substs: Vec<Subst>,
+    /// Quotes or escapes appear somewhere in the source.
+    pub quoted: bool,
+    /// An unquoted glob character (`*`, `?`, `[`) appears.
+    pub glob: bool,
+    /// An unquoted brace expansion (`{a,b}`, `{1..3}`) appears.
+    pub brace: bool,
+    /// The word parser refused the text, or a nested piece could not be read.
+    pub unparsed: bool,
+    /// Set for placeholders of process substitutions (`<( … )`).
+    pub proc_subst: bool,
+}
+
+impl Word {
+    /// Analyze `raw` (a word as it appears in the source).
+    pub fn analyze(raw: &str, start: usize) -> Word {
+        let mut w = Word {
+            raw: raw.to_string(),
+            start,
+            segs: Vec::new(),
+            substs: Vec::new(),
+            quoted: false,
+            glob: false,
+            brace: false,
+            unparsed: false,
+            proc_subst: false,
+        };
+        match bw::parse(raw, &options()) {
+            Ok(pieces) => {
+                for p in &pieces {
+                    w.piece(&p.piece, p.start_index, false);
+                }
+            }
+            Err(_) => {
+                w.unparsed = true;
+                w.segs.push(Seg::Dynamic);
+            }
+        }
+        if raw.contains('\\') || raw.contains('\'') || raw.contains('"') {
+            w.quoted = true;
+        }
+        w.brace = has_brace_expansion(&w.segs);
+        w
+    }
+
+    /// Analyze the body of a heredoc whose delimiter is unquoted: only
+    /// substitutions matter (its text is data).
+    pub fn analyze_heredoc(raw: &str, start: usize) -> Word {
+        let mut w = Word::proc_subst(raw, start);
+        w.proc_subst = false;
+        match bw::parse_heredoc(raw, &options()) {
+            Ok(pieces) => {
+                for p in &pieces {
+                    w.piece(&p.piece, p.start_index, true);
+                }
+            }
+            Err(_) => w.unparsed = true,
+        }
+        w
+    }
+
+    /// Placeholder for a `<( … )` / `>( … )` argument.
+    pub fn proc_subst(raw: &str, start: usize) -> Word {
+        Word {
+            raw: raw.to_string(),
+            start,
+            segs: vec![Seg::Dynamic],
+            substs: Vec::new(),
+            quoted: false,
+            glob: false,
+            brace: false,
+            unparsed: false,
+            proc_subst: true,
+        }
+    }
+
+    fn piece(&mut self, piece: &WordPiece, offset: usize, in_dq: bool) {
+        match piece {
+            WordPiece::Text(t) => {
+                if in_dq {
+                    // Inside double quotes a backslash-newline is removed.
+                    let text = t.replace("\\\n", "");
+                    self.push_lit(&text, true);
+                } else {
+                    if t.contains(['*', '?', '[']) {
+                        self.glob = true;
+                    }
+                    self.push_lit(t, false);
+                }
+            }
+            WordPiece::SingleQuotedText(t) => self.push_lit(t, true),
+            WordPiece::AnsiCQuotedText(t) => {
+                let decoded = decode_ansi_c(t);
+                self.push_lit(&decoded, true)
+            }
+            WordPiece::DoubleQuotedSequence(inner)
+            | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                // An empty "" still yields an (empty) quoted literal.
+                self.push_lit("", true);
+                for p in inner {
+                    self.piece(&p.piece, p.start_index, true);
+                }
+            }
+            WordPiece::EscapeSequence(s) => {
+                let rest: String = s.chars().skip(1).collect();
+                // A backslash-newline is a line continuation: nothing.
+                if rest != "\n" {
+                    self.push_lit(&rest, true);
+                }
+            }
+            WordPiece::TildeExpansion(t) => match t {
+                TildeExpr::Home => self.segs.push(Seg::Home),
+                _ => self.segs.push(Seg::Dynamic),
+            },
+            WordPiece::ParameterExpansion(expr) => {
+                if let ParameterExpr::Parameter {
+                    parameter: Parameter::Named(name),
+                    indirect: false,
+                } = expr
+                {
+                    if name == "HOME" {
+                        self.segs.push(Seg::Home);
+                        return;
+                    }
+                }
+                self.segs.push(Seg::Dynamic);
+                for nested in parameter_nested_text(expr) {
+                    self.nested_word(nested, offset);
+                }
+            }
+            WordPiece::CommandSubstitution(text) => {
+                self.segs.push(Seg::Dynamic);
+                self.substs.push(Subst {
+                    kind: SubstKind::Command,
+                    text: text.clone(),
+                    offset,
+                });
+            }
+            WordPiece::BackquotedCommandSubstitution(text) => {
+                self.segs.push(Seg::Dynamic);
+                self.substs.push(Subst {
+                    kind: SubstKind::Backtick,
+                    text: text.clone(),
+                    offset,
+                });
+            }
+            WordPiece::ArithmeticExpression(expr) => {
+                self.segs.push(Seg::Dynamic);
+                self.nested_word(&expr.value, offset);
+            }
+        }
+    }
+
+    /// Text nested in an expansion (`${x:-…}`, `$(( … ))`, `${a[…]}`) may
+    /// hold substitutions the shell runs: find them.
+    fn nested_word(&mut self, text: &str, offset: usize) {
+        if !text.contains(['$', '`']) {
+            return;
+        }
+        match bw::parse(text, &options()) {
+            Ok(pieces) => {
+                let mut inner = Word::analyze("", 0);
+                for p in &pieces {
+                    inner.piece(&p.piece, p.start_index, false);
+                }
+                for mut s in inner.substs {
+                    s.offset = offset;
+                    self.substs.push(s);
+                }
+                if inner.unparsed {
+                    self.unparsed = true;
+                }
+            }
+            Err(_) => self.unparsed = true,
+        }
+    }
+
+    fn push_lit(&mut self, text: &str, quoted: bool) {
+        if quoted {
+            self.quoted = true;
+        }
+        if let Some(Seg::Lit {
+            text: prev,
+            quoted: q,
+        }) = self.segs.last_mut()
+        {
+            if *q == quoted {
+                prev.push_str(text);
+                return;
+            }
+        }
+        self.segs.push(Seg::Lit {
+            text: text.to_string(),
+            quoted,
+        });
+    }
+
+    /// Fully static: only literal pieces (no home, no dynamic piece, no
+    /// brace expansion). Its value is then exactly what bash passes.
+    pub fn literal(&self) -> Option<String> {
+        if self.brace || self.unparsed || self.proc_subst {
+            return None;
+        }
+        let mut out = String::new();
+        for s in &self.segs {
+            match s {
+                Seg::Lit { text, .. } => out.push_str(text),
+                _ => return None,
+            }
+        }
+        Some(out)
+    }
+
+    /// The value with `~`/`$HOME` replaced by `home`, when nothing else is
+    /// dynamic.
+    pub fn expanded(&self, home: &str) -> Option<String> {
+        if self.brace || self.unparsed || self.proc_subst {
+            return None;
+        }
+        let mut out = String::new();
+        for s in &self.segs {
+            match s {
+                Seg::Lit { text, .. } => out.push_str(text),
+                Seg::Home => out.push_str(home),
+                Seg::Dynamic => return None,
+            }
+        }
+        Some(out)
+    }
+
+    /// The static text before the first dynamic piece (home expanded), and
+    /// whether the word is dynamic at all.
+    pub fn static_prefix(&self, home: &str) -> (String, bool) {
+        let mut out = String::new();
+        for s in &self.segs {
+            match s {
+                Seg::Lit { text, .. } => out.push_str(text),
+                Seg::Home => out.push_str(home),
+                Seg::Dynamic => return (out, true),
+            }
+        }
+        (out, self.brace || self.unparsed || self.proc_subst)
+    }
+
+    /// Static value used for display-free decisions; dynamic pieces are
+    /// dropped. Only meaningful together with [`Word::literal`].
+    pub fn lossy_value(&self) -> String {
+        let mut out = String::new();
+        for s in &self.segs {
+            match s {
+                Seg::Lit { text, .. } => out.push_str(text),
+                Seg::Home => out.push('~'),
+                Seg::Dynamic => {}
+            }
+        }
+        out
+    }
+
+    /// Fully static and written without any quote or escape.
+    pub fn is_plain(&self) -> bool {
+        !self.quoted && self.literal().is_some()
+    }
+
+    /// Whether any piece is dynamic.
+    pub fn is_dynamic(&self) -> bool {
+        self.brace
+            || self.unparsed
+            || self.proc_subst
+            || self.segs.iter().any(|s| matches!(s, Seg::Dynamic))
+    }
+
+    /// Whether the source text contains a CR or LF.
+    pub fn has_line_break(&self) -> bool {
+        self.raw.contains(['\n', '\r'])
+    }
+}
+
+fn options() -> ParserOptions {
+    ParserOptions::default()
+}
+
+fn parameter_nested_text(expr: &ParameterExpr) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    let param = match expr {
+        ParameterExpr::Parameter { parameter, .. }
+        | ParameterExpr::ParameterLength { parameter, .. }
+        | ParameterExpr::Transform { parameter, .. } => parameter,
+        ParameterExpr::UseDefaultValues {
+            parameter,
+            default_value,
+            ..
+        }
+        | ParameterExpr::AssignDefaultValues {
+            parameter,
+            default_value,
+            ..
+        } => {
+            out.extend(default_value.as_deref());
+            parameter
+        }
+        ParameterExpr::IndicateErrorIfNullOrUnset {
+            parameter,
+            error_message,
+            ..
+        } => {
+            out.extend(error_message.as_deref());
+            parameter
+        }
+        ParameterExpr::UseAlternativeValue {
+            parameter,
+            alternative_value,
+            ..
+        } => {
+            out.extend(alternative_value.as_deref());
+            parameter
+        }
+        ParameterExpr::RemoveSmallestSuffixPattern {
+            parameter, pattern, ..
+        }
+        | ParameterExpr::RemoveLargestSuffixPattern {
+            parameter, pattern, ..
+        }
+        | ParameterExpr::RemoveSmallestPrefixPattern {
+            parameter, pattern, ..
+        }
+        | ParameterExpr::RemoveLargestPrefixPattern {
+            parameter, pattern, ..
+        }
+        | ParameterExpr::UppercaseFirstChar {
+            parameter, pattern, ..
+        }
+        | ParameterExpr::UppercasePattern {
+            parameter, pattern, ..
+        }
+        | ParameterExpr::LowercaseFirstChar {
+            parameter, pattern, ..
+        }
+        | ParameterExpr::LowercasePattern {
+            parameter, pattern, ..
+        } => {
+            out.extend(pattern.as_deref());
+            parameter
+        }
+        ParameterExpr::Substring {
+            parameter,
+            offset,
+            length,
+            ..
+        } => {
+            out.push(&offset.value);
+            if let Some(l) = length {
+                out.push(&l.value);
+            }
+            parameter
+        }
+        ParameterExpr::ReplaceSubstring {
+            parameter,
+            pattern,
+            replacement,
+            ..
+        } => {
+            out.push(pattern);
+            out.extend(replacement.as_deref());
+            parameter
+        }
+        ParameterExpr::VariableNames { .. } | ParameterExpr::MemberKeys { .. } => return out,
+    };
+    if let Parameter::NamedWithIndex { index, .. } = param {
+        out.push(index);
+    }
+    out
+}
+
+/// Unquoted `{a,b}` or `{x..y}` in literal text (bash brace expansion).
+fn has_brace_expansion(segs: &[Seg]) -> bool {
+    for s in segs {
+        if let Seg::Lit {
+            text,
+            quoted: false,
+        } = s
+        {
+            let mut depth = 0usize;
+            let mut opened_at: Vec<usize> = Vec::new();
+            for (i, c) in text.char_indices() {
+                match c {
+                    '{' => {
+                        depth += 1;
+                        opened_at.push(i);
+                    }
+                    '}' if depth > 0 => {
+                        depth -= 1;
+                        if let Some(o) = opened_at.pop() {
+                            let inner = &text[o + 1..i];
+                            if inner.contains(',') || inner.contains("..") {
+                                return true;
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Decode the body of a `$'…'` string as bash does.
+pub fn decode_ansi_c(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c != '\\' || i + 1 >= chars.len() {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let e = chars[i + 1];
+        i += 2;
+        match e {
+            'a' => out.push('\u{07}'),
+            'b' => out.push('\u{08}'),
+            'e' | 'E' => out.push('\u{1B}'),
+            'f' => out.push('\u{0C}'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'v' => out.push('\u{0B}'),
+            '\\' => out.push('\\'),
+            '\'' => out.push('\''),
+            '"' => out.push('"'),
+            '?' => out.push('?'),
+            '0'..='7' => {
+                let mut v: u32 = e.to_digit(8).unwrap_or(0);
+                let mut n = 1;
+                while n < 3 && i < chars.len() {
+                    match chars[i].to_digit(8) {
+                        Some(d) => {
+                            v = v * 8 + d;
+                            i += 1;
+                            n += 1;
+                        }
+                        None => break,
+                    }
+                }
+                push_code(&mut out, v & 0xFF);
+            }
+            'x' | 'u' | 'U' => {
+                let max = match e {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let mut v: u32 = 0;
+                let mut n = 0;
+                while n < max && i < chars.len() {
+                    match chars[i].to_digit(16) {
+                        Some(d) => {
+                            v = v.wrapping_mul(16).wrapping_add(d);
+                            i += 1;
+                            n += 1;
+                        }
+                        None => break,
+                    }
+                }
+                if n == 0 {
+                    out.push('\\');
+                    out.push(e);
+                } else {
+                    push_code(&mut out, v);
+                }
+            }
+            'c' => {
+                if i < chars.len() {
+                    let ctl = (chars[i] as u32) & 0x1F;
+                    push_code(&mut out, ctl);
+                    i += 1;
+                } else {
+                    out.push('\\');
+                    out.push('c');
+                }
+            }
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    out
+}
+
+fn push_code(out: &mut String, v: u32) {
+    match char::from_u32(v) {
+        Some(c) => out.push(c),
+        None => out.push('\u{FFFD}'),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lit(raw: &str) -> Option<String> {
+        Word::analyze(raw, 0).literal()
+    }
+
+    #[test]
+    fn decodes_like_bash() {
+        assert_eq!(lit("\\rm").as_deref(), Some("rm"));
+        assert_eq!(lit("r''m").as_deref(), Some("rm"));
+        assert_eq!(lit("$'\\x72m'").as_deref(), Some("rm"));
+        assert_eq!(lit("\"r\"m").as_deref(), Some("rm"));
+        assert_eq!(lit("\"a\\$b\\q\"").as_deref(), Some("a$b\\q"));
+        assert_eq!(lit("r\\m").as_deref(), Some("rm"));
+        assert_eq!(lit("'~'").as_deref(), Some("~"));
+    }
+
+    #[test]
+    fn dynamic_pieces() {
+        assert!(Word::analyze("$X", 0).literal().is_none());
+        assert!(Word::analyze("{rm,-rf}", 0).brace);
+        assert!(!Word::analyze("{}", 0).brace);
+        let w = Word::analyze("~/x", 0);
+        assert_eq!(w.expanded("/h").as_deref(), Some("/h/x"));
+        let w = Word::analyze("\"$HOME\"/x", 0);
+        assert_eq!(w.expanded("/h").as_deref(), Some("/h/x"));
+        let w = Word::analyze("${x:+$(rm -rf x)}", 0);
+        assert_eq!(w.substs.len(), 1);
+        assert_eq!(w.substs[0].text, "rm -rf x");
+        let w = Word::analyze("$((1+$(id)))", 0);
+        assert_eq!(w.substs.len(), 1);
+        let w = Word::analyze("${a[$(id)]}", 0);
+        assert_eq!(w.substs.len(), 1);
+    }
+
+    #[test]
+    fn ansi_c() {
+        assert_eq!(decode_ansi_c("a\\tb\\n"), "a\tb\n");
+        assert_eq!(decode_ansi_c("\\101\\u00e9"), "Aé");
+        assert_eq!(decode_ansi_c("\\cA"), "\u{01}");
+    }
+}
