@@ -507,10 +507,7 @@ impl<'e> Walker<'e> {
         let mut argv: Vec<Word> = s.words.clone();
         let mut wrappers: Vec<String> = Vec::new();
         let mut own_cwd = cwd.dir.clone();
-        loop {
-            let Some(w0) = argv.first().and_then(Word::literal) else {
-                break;
-            };
+        while let Some(w0) = argv.first().and_then(Word::literal) {
             let base = basename(&w0).to_string();
             match unwrap_one(&base, &argv) {
                 Unwrap::No => break,
@@ -649,14 +646,13 @@ impl<'e> Walker<'e> {
                 }
             }
             "alias" | "unalias" | "shopt" | "enable" | "trap" => self.reason(&base),
-            "set" => {
+            "set"
                 if argv
                     .iter()
                     .skip(1)
-                    .any(|w| matches!(w.literal().as_deref(), Some("-o") | Some("+o")))
-                {
-                    self.reason("set_option");
-                }
+                    .any(|w| matches!(w.literal().as_deref(), Some("-o") | Some("+o"))) =>
+            {
+                self.reason("set_option");
             }
             "export" | "declare" | "typeset" | "readonly" | "local" => {
                 for w in argv.iter().skip(1) {
@@ -725,10 +721,8 @@ impl<'e> Walker<'e> {
             "make" | "tar" | "npm" | "pnpm" | "yarn" => {
                 own_cwd = dir_flag_override(self, &base, &argv, own_cwd);
             }
-            "shellgate" => {
-                if !shellgate_read_only(&argv, &env) {
-                    self.reason("shellgate_state_change");
-                }
+            "shellgate" if !shellgate_read_only(&argv, &env) => {
+                self.reason("shellgate_state_change");
             }
             _ => {}
         }

@@ -1138,6 +1138,28 @@ impl StoreCache {
     }
 }
 
+/// Whether a grant `(grant_verb, grant_dir)` covers the candidate
+/// `(verb, dir)` with exactly the §6.3 rules used for the JSON store (used
+/// for session grants, which live elsewhere but match the same way).
+pub fn grant_covers(
+    grant_verb: &str,
+    grant_dir: Option<&str>,
+    verb: &str,
+    dir: Option<&str>,
+    home: &str,
+    os: Os,
+) -> bool {
+    if !eq_os(grant_verb, verb, os) {
+        return false;
+    }
+    let root = match grant_dir.and_then(crate::paths::normalize_stored_dir) {
+        None => Root::Anywhere,
+        Some(d) => stored_root(&d),
+    };
+    let candidate = dir.and_then(candidate_form);
+    root_covers(&root, candidate.as_deref(), home, os)
+}
+
 // ---------------------------------------------------------------------------
 // Tests
 // ---------------------------------------------------------------------------

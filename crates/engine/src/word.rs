@@ -129,7 +129,9 @@ impl Word {
                     let text = t.replace("\\\n", "");
                     self.push_lit(&text, true);
                 } else {
-                    if t.contains(['*', '?', '[']) {
+                    if t.contains(['*', '?'])
+                        || (t.contains('[') && t[t.find('[').unwrap_or(0)..].contains(']'))
+                    {
                         self.glob = true;
                     }
                     self.push_lit(t, false);

@@ -1,0 +1,186 @@
+//! `shellgate check`: one call, or a batch of calls in one process.
+
+use std::io::{BufRead, Write};
+
+use anyhow::{Context as _, Result};
+use clap::Args;
+use serde::Deserialize;
+use shellgate_engine::policy::{Decision, Request};
+use shellgate_engine::{Audience, Channel, Os};
+
+use crate::edge::{self, CallFlags, Edge, Homes};
+use crate::CallArgs;
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub call: CallArgs,
+    /// Print the decision as a JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Evaluate one call per line of FILE ('-' = stdin); prints JSON Lines.
+    #[arg(long, value_name = "FILE")]
+    pub batch: Option<String>,
+}
+
+pub fn run(homes: &Homes, a: &CheckArgs) -> Result<u8> {
+    let policy = edge::load_policy(homes)?;
+    let mut edge = Edge::new(homes.clone());
+    if let Some(file) = &a.batch {
+        return batch(&mut edge, &policy, a, file);
+    }
+    let ctx = edge::build_context(&mut edge, &a.call.flags())?;
+    let req = Request {
+        tool: a.call.tool.clone(),
+        command: a.call.command_text(),
+        working_directory: a
+            .call
+            .cwd
+            .as_ref()
+            .map(|c| edge::normalize_dir(c, &homes.user)),
+    };
+    let d = edge::evaluate(&mut edge, &policy, &req, &ctx)?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string(&d)?)?;
+    } else {
+        write!(out, "{}", summary(&d))?;
+    }
+    Ok(d.exit_code() as u8)
+}
+
+/// A short human summary of a decision.
+pub fn summary(d: &Decision) -> String {
+    let mut s = format!("{}: {} ({})\n", d.decision, d.message, d.reason);
+    s.push_str(&format!("  command: {}\n", d.display));
+    if let Some(p) = &d.prompt {
+        s.push_str(&format!("  {}\n", p.header));
+        for b in &p.bullets {
+            s.push_str(&format!("    • {b}\n"));
+        }
+        if let Some(h) = &p.hint {
+            s.push_str(&format!("  {h}\n"));
+        }
+    }
+    if let Some(o) = &d.options {
+        let labels: Vec<&str> = o
+            .iter()
+            .filter_map(|k| shellgate_engine::prompt::label(k))
+            .collect();
+        s.push_str(&format!("  options: {}\n", labels.join(" / ")));
+    }
+    if let Some(h) = &d.hint {
+        s.push_str(&format!("  {h}\n"));
+    }
+    s
+}
+
+/// One line of a batch file given as a JSON object.
+#[derive(Deserialize, Default)]
+struct BatchCall {
+    command: Option<String>,
+    cwd: Option<String>,
+    project_dir: Option<String>,
+    session: Option<String>,
+    audience: Option<String>,
+    channel: Option<String>,
+    os: Option<String>,
+    tool: Option<String>,
+}
+
+fn batch(
+    edge: &mut Edge,
+    policy: &shellgate_engine::policy::Policy,
+    a: &CheckArgs,
+    file: &str,
+) -> Result<u8> {
+    let reader: Box<dyn BufRead> = if file == "-" {
+        Box::new(std::io::BufReader::new(std::io::stdin()))
+    } else {
+        Box::new(std::io::BufReader::new(
+            std::fs::File::open(file).with_context(|| format!("cannot open batch file {file}"))?,
+        ))
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let defaults = a.call.flags();
+    for line in reader.split(b'\n') {
+        let bytes = line.with_context(|| format!("cannot read batch file {file}"))?;
+        let mut text = String::from_utf8_lossy(&bytes).into_owned();
+        if text.ends_with('\r') {
+            text.pop();
+        }
+        let result = batch_line(edge, policy, a, &defaults, &text);
+        let json = match result {
+            Ok(d) => serde_json::to_string(&d)?,
+            Err(e) => serde_json::json!({
+                "decision": "deny",
+                "reason": "invalid_call",
+                "message": format!("{e:#}"),
+                "command": text,
+            })
+            .to_string(),
+        };
+        writeln!(out, "{json}")?;
+    }
+    out.flush()?;
+    Ok(0)
+}
+
+fn batch_line(
+    edge: &mut Edge,
+    policy: &shellgate_engine::policy::Policy,
+    a: &CheckArgs,
+    defaults: &CallFlags,
+    line: &str,
+) -> Result<Decision> {
+    let parsed: Option<BatchCall> = if line.trim_start().starts_with('{') {
+        serde_json::from_str::<serde_json::Value>(line)
+            .ok()
+            .filter(|v| v.is_object())
+            .and_then(|v| serde_json::from_value(v).ok())
+    } else {
+        None
+    };
+    let (flags, req) = match parsed {
+        Some(c) => {
+            let mut f = defaults.clone();
+            if c.session.is_some() {
+                f.session = c.session;
+            }
+            if let Some(au) = c.audience {
+                f.audience = Some(Audience::parse_or_public(Some(&au)));
+            }
+            if let Some(ch) = c.channel {
+                // Unknown channel words fail closed as non-interactive.
+                f.channel = Some(Channel::parse(&ch).unwrap_or(Channel::Headless));
+            }
+            if c.project_dir.is_some() {
+                f.project_dir = c.project_dir;
+            }
+            if let Some(o) = c.os {
+                f.os = Os::parse(&o).or(f.os);
+            }
+            let req = Request {
+                tool: c.tool.unwrap_or_else(|| a.call.tool.clone()),
+                command: c.command.unwrap_or_default(),
+                working_directory: c.cwd.or_else(|| a.call.cwd.clone()),
+            };
+            (f, req)
+        }
+        None => (
+            defaults.clone(),
+            Request {
+                tool: a.call.tool.clone(),
+                command: line.to_string(),
+                working_directory: a.call.cwd.clone(),
+            },
+        ),
+    };
+    let ctx = edge::build_context(edge, &flags)?;
+    let mut req = req;
+    req.working_directory = req
+        .working_directory
+        .map(|c| edge::normalize_dir(&c, &ctx.home));
+    edge::evaluate(edge, policy, &req, &ctx)
+}

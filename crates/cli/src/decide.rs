@@ -1,0 +1,118 @@
+//! `shellgate decide`: apply a human's answer to a call (SPEC §12.1).
+
+use anyhow::{bail, Result};
+use clap::Args;
+use shellgate_engine::policy::{plan_answer, Request};
+use shellgate_engine::prompt::{self, ALL_OPTIONS};
+use shellgate_engine::state::DecisionRecord;
+use shellgate_engine::store;
+use shellgate_engine::Channel;
+
+use crate::edge::{self, Edge, Homes};
+use crate::CallArgs;
+
+#[derive(Args, Debug)]
+pub struct DecideArgs {
+    #[command(flatten)]
+    pub call: CallArgs,
+    /// The answer: approve_once, approve_session, approve_always,
+    /// approve_everywhere or deny.
+    #[arg(long = "option", value_name = "KEY", value_parser = clap::builder::PossibleValuesParser::new(ALL_OPTIONS))]
+    pub option: String,
+}
+
+pub fn run(homes: &Homes, a: &DecideArgs) -> Result<u8> {
+    let policy = edge::load_policy(homes)?;
+    let mut edge = Edge::new(homes.clone());
+    edge.consume_once = false;
+    let mut flags = a.call.flags();
+    // A human is answering: the prompt was shown on an interactive channel.
+    if flags.channel.is_none() {
+        flags.channel = Some(Channel::Interactive);
+    }
+    let ctx = edge::build_context(&mut edge, &flags)?;
+    let req = Request {
+        tool: a.call.tool.clone(),
+        command: a.call.command_text(),
+        working_directory: a
+            .call
+            .cwd
+            .as_ref()
+            .map(|c| edge::normalize_dir(c, &homes.user)),
+    };
+    let d = edge::evaluate(&mut edge, &policy, &req, &ctx)?;
+    if d.decision != "ask" {
+        if d.decision == "allow" && a.option != "deny" {
+            println!(
+                "Nothing to decide: the call is already allowed ({}).",
+                d.reason
+            );
+            return Ok(0);
+        }
+        if a.option == "deny" {
+            println!("{}", prompt::resolution("deny", &[], ""));
+            return Ok(0);
+        }
+        bail!(
+            "cannot approve this call: it is denied ({}): {}",
+            d.reason,
+            d.message
+        );
+    }
+    let offered = d.options.clone().unwrap_or_default();
+    if !offered.iter().any(|o| o == &a.option) {
+        bail!(
+            "option '{}' was not offered for this call (offered: {})",
+            a.option,
+            offered.join(", ")
+        );
+    }
+    let plan = plan_answer(&d, &a.option, &ctx);
+    if !plan.store.is_empty() {
+        store::add(
+            &homes.store_path(),
+            ctx.audience,
+            &req.tool,
+            &plan.store,
+            ctx.os,
+        )?;
+    }
+    let db_needed = plan.once || !plan.session.is_empty();
+    if let Some(db) = edge.db(db_needed || homes.db_path().exists())? {
+        if !plan.session.is_empty() {
+            db.add_session_grants(&ctx.session, ctx.audience, &req.tool, &plan.session)?;
+        }
+        if plan.once {
+            db.add_once(&ctx.session, &req.tool, &req.command, d.cwd.as_deref())?;
+        }
+        let _ = db.log_decision(&DecisionRecord {
+            time: String::new(),
+            session: Some(ctx.session.clone()),
+            tool: req.tool.clone(),
+            command: req.command.clone(),
+            cwd: d.cwd.clone(),
+            decision: if a.option == "deny" {
+                "deny".into()
+            } else {
+                "allow".into()
+            },
+            reason: format!("human:{}", a.option),
+            candidates: serde_json::to_value(&d.candidates).unwrap_or_default(),
+            matched_grant: None,
+            source: "decide".into(),
+        });
+    }
+    println!(
+        "{}",
+        prompt::resolution(&a.option, &d.display_verbs, &d.location)
+    );
+    for s in &plan.skipped {
+        println!("Skipped (too broad): {s}");
+    }
+    if a.option == "deny" {
+        if let Some(h) = &d.hint {
+            println!("{h}");
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,343 @@
+//! The I/O edge of an evaluation: where the gate lives, the grant store and
+//! the state database, and how a call's context is built from flags and
+//! recorded sessions.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context as _, Result};
+use shellgate_engine::config::{load_user_safe_verbs, PolicyConfig};
+use shellgate_engine::policy::{self, Context, GrantRef, Lookups, Policy};
+use shellgate_engine::state::{is_valid_session_id, SessionRecord, StateDb};
+use shellgate_engine::store::{self, StoreCache};
+use shellgate_engine::{Audience, Channel, Os};
+
+/// Default session id when a call names none.
+pub const DEFAULT_SESSION: &str = "default";
+
+/// The gate's home directory and the user's home.
+#[derive(Debug, Clone)]
+pub struct Homes {
+    pub gate: PathBuf,
+    pub user: String,
+}
+
+impl Homes {
+    pub fn resolve(flag: Option<&Path>) -> Homes {
+        let user = std::env::var("HOME").unwrap_or_else(|_| "/".to_string());
+        let gate = match flag {
+            Some(p) => absolute(p),
+            None => match std::env::var_os("SHELLGATE_HOME") {
+                Some(v) if !v.is_empty() => absolute(Path::new(&v)),
+                _ => PathBuf::from(&user).join(".shellgate"),
+            },
+        };
+        Homes { gate, user }
+    }
+
+    pub fn store_path(&self) -> PathBuf {
+        self.gate.join("config").join("tool-approvals.json")
+    }
+
+    pub fn policy_path(&self) -> PathBuf {
+        self.gate.join("config").join("policy.toml")
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.gate.join("state").join("shellgate.db")
+    }
+
+    pub fn session_dir(&self, id: &str) -> PathBuf {
+        self.gate.join("sessions").join(id)
+    }
+
+    pub fn gate_str(&self) -> String {
+        shellgate_engine::paths::normalize(&self.gate.to_string_lossy())
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|c| c.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    }
+}
+
+/// Load policy.toml and the user safe-verb files (a malformed safe-verb
+/// file is a warning; a malformed policy is an error).
+pub fn load_policy(homes: &Homes) -> Result<Policy> {
+    let config = PolicyConfig::load(&homes.policy_path())?;
+    let mut user = Vec::new();
+    for os in [Os::Linux, Os::Macos, Os::Windows] {
+        let path = homes
+            .gate
+            .join("config")
+            .join(format!("safe-verbs.{}.json", os.as_str()));
+        match load_user_safe_verbs(&path) {
+            Ok(v) => user.push((os, v)),
+            Err(e) => {
+                if os == Os::host() {
+                    eprintln!("warning: {e}; using the bundled safe-verb list only");
+                }
+            }
+        }
+    }
+    Ok(Policy::new(config, &user))
+}
+
+/// Grants and one-time approvals, read from the store and the state db.
+pub struct Edge {
+    pub homes: Homes,
+    pub store: StoreCache,
+    db: Option<StateDb>,
+    pub os: Os,
+    session: String,
+    /// Whether one-time approvals are consumed (false for `decide`).
+    pub consume_once: bool,
+}
+
+impl Edge {
+    pub fn new(homes: Homes) -> Edge {
+        let store = StoreCache::new(homes.store_path());
+        Edge {
+            homes,
+            store,
+            db: None,
+            os: Os::host(),
+            session: DEFAULT_SESSION.to_string(),
+            consume_once: true,
+        }
+    }
+
+    /// Open the state database if it exists (or `create`).
+    pub fn db(&mut self, create: bool) -> Result<Option<&StateDb>> {
+        if self.db.is_none() {
+            let path = self.homes.db_path();
+            if create || path.exists() {
+                self.db = Some(StateDb::open(&path)?);
+            }
+        }
+        Ok(self.db.as_ref())
+    }
+
+    pub fn set_call(&mut self, session: &str, os: Os) {
+        self.session = session.to_string();
+        self.os = os;
+    }
+}
+
+/// Borrowed view implementing the policy's lookups.
+pub struct EdgeLookups<'a> {
+    pub store: Option<&'a store::Store>,
+    pub db: Option<&'a StateDb>,
+    pub session: &'a str,
+    pub home: &'a str,
+    pub os: Os,
+    pub consume_once: bool,
+}
+
+impl Lookups for EdgeLookups<'_> {
+    fn persistent_grant(
+        &self,
+        audience: Audience,
+        tool: &str,
+        verb: &str,
+        dir: Option<&str>,
+    ) -> Option<GrantRef> {
+        let g = self
+            .store?
+            .find(audience, tool, verb, dir, self.home, self.os)?;
+        Some(GrantRef {
+            verb: g.verb,
+            directory: g.directory,
+        })
+    }
+
+    fn session_grant(
+        &self,
+        audience: Audience,
+        tool: &str,
+        verb: &str,
+        dir: Option<&str>,
+    ) -> Option<GrantRef> {
+        let db = self.db?;
+        let grants = db.session_grants(self.session, audience, tool).ok()?;
+        grants
+            .into_iter()
+            .find(|g| {
+                store::grant_covers(
+                    &g.verb,
+                    g.directory.as_deref(),
+                    verb,
+                    dir,
+                    self.home,
+                    self.os,
+                )
+            })
+            .map(|g| GrantRef {
+                verb: g.verb,
+                directory: g.directory,
+            })
+    }
+
+    fn take_once(&self, tool: &str, command: &str, cwd: Option<&str>) -> bool {
+        if !self.consume_once {
+            return false;
+        }
+        match self.db {
+            Some(db) => db
+                .take_once(self.session, tool, command, cwd)
+                .unwrap_or(false),
+            None => false,
+        }
+    }
+}
+
+/// Flags describing a call's context.
+#[derive(Debug, Clone, Default)]
+pub struct CallFlags {
+    pub session: Option<String>,
+    pub audience: Option<Audience>,
+    pub channel: Option<Channel>,
+    pub project_dir: Option<String>,
+    pub os: Option<Os>,
+}
+
+/// Errors that are usage errors (exit 2).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// Build the evaluation context: recorded sessions apply, flags may only
+/// narrow them.
+pub fn build_context(edge: &mut Edge, flags: &CallFlags) -> Result<Context> {
+    let session = flags
+        .session
+        .clone()
+        .unwrap_or_else(|| DEFAULT_SESSION.to_string());
+    if !is_valid_session_id(&session) {
+        return Err(UsageError(format!(
+            "invalid session id '{session}': use letters, digits, '.', '_' or '-' (at most 128, starting with a letter or digit)"
+        ))
+        .into());
+    }
+    let homes = edge.homes.clone();
+    let recorded: Option<SessionRecord> = match edge.db(false)? {
+        Some(db) => db.session(&session)?,
+        None => None,
+    };
+    let (audience, channel, project_dir) = match recorded {
+        Some(rec) => {
+            let mut audience = rec.audience;
+            if let Some(a) = flags.audience {
+                if a > rec.audience {
+                    return Err(UsageError(format!(
+                        "audience_escalation: session '{session}' is {}; --audience {} would widen it",
+                        rec.audience.as_str(),
+                        a.as_str()
+                    ))
+                    .into());
+                }
+                audience = a;
+            }
+            let mut channel = rec.channel;
+            if let Some(c) = flags.channel {
+                if c.is_interactive() && !rec.channel.is_interactive() {
+                    return Err(UsageError(format!(
+                        "channel_escalation: session '{session}' is {}; --channel interactive would widen it",
+                        rec.channel.as_str()
+                    ))
+                    .into());
+                }
+                channel = c;
+            }
+            let project = match (&flags.project_dir, rec.project_dir) {
+                (Some(f), Some(r)) => {
+                    // A flag may only narrow: it must lie inside the recorded one.
+                    let f = normalize_dir(f, &homes.user);
+                    if shellgate_engine::paths::is_within(&f, &r) {
+                        Some(f)
+                    } else {
+                        return Err(UsageError(format!(
+                            "project_dir_escalation: --project-dir {f} is outside the recorded project {r}"
+                        ))
+                        .into());
+                    }
+                }
+                (None, r) => r,
+                (Some(f), None) => Some(normalize_dir(f, &homes.user)),
+            };
+            (audience, channel, project)
+        }
+        None => (
+            flags.audience.unwrap_or(Audience::Personal),
+            flags.channel.unwrap_or(Channel::Interactive),
+            flags
+                .project_dir
+                .as_deref()
+                .map(|p| normalize_dir(p, &homes.user)),
+        ),
+    };
+    let session_dir = homes.session_dir(&session);
+    // The session directory exists (created on demand).
+    if let Err(e) = std::fs::create_dir_all(&session_dir) {
+        bail!(
+            "cannot create the session directory {}: {e}",
+            session_dir.display()
+        );
+    }
+    let os = flags.os.unwrap_or_else(Os::host);
+    edge.set_call(&session, os);
+    Ok(Context {
+        session,
+        audience,
+        channel,
+        os,
+        project_dir,
+        session_dir: shellgate_engine::paths::normalize(&session_dir.to_string_lossy()),
+        home: homes.user.clone(),
+        gate_home: homes.gate_str(),
+    })
+}
+
+/// Absolute, normalized form of a directory given on the command line.
+pub fn normalize_dir(d: &str, home: &str) -> String {
+    let expanded = shellgate_engine::config::expand_home(d, home);
+    if expanded.starts_with('/') {
+        shellgate_engine::paths::normalize(&expanded)
+    } else {
+        let cwd = std::env::current_dir()
+            .map(|c| c.to_string_lossy().to_string())
+            .unwrap_or_else(|_| "/".to_string());
+        shellgate_engine::paths::resolve(&cwd, &expanded)
+    }
+}
+
+/// Evaluate one call against the edge.
+pub fn evaluate(
+    edge: &mut Edge,
+    policy: &Policy,
+    req: &policy::Request,
+    ctx: &Context,
+) -> Result<policy::Decision> {
+    let consume = edge.consume_once;
+    let session = ctx.session.clone();
+    let home = ctx.home.clone();
+    let os = ctx.os;
+    edge.db(false)?;
+    let store = edge
+        .store
+        .get()
+        .with_context(|| "cannot read the approvals store".to_string())?;
+    let lookups = EdgeLookups {
+        store: Some(store),
+        db: edge.db.as_ref(),
+        session: &session,
+        home: &home,
+        os,
+        consume_once: consume,
+    };
+    Ok(policy::evaluate(policy, req, ctx, &lookups))
+}

@@ -1,0 +1,105 @@
+//! `shellgate explain`: a readable breakdown of one decision.
+
+use anyhow::Result;
+use shellgate_engine::analyze::{analyze, Env};
+use shellgate_engine::display;
+use shellgate_engine::policy::Request;
+
+use crate::edge::{self, Edge, Homes};
+use crate::CallArgs;
+
+pub fn run(homes: &Homes, a: &CallArgs) -> Result<u8> {
+    let policy = edge::load_policy(homes)?;
+    let mut edge = Edge::new(homes.clone());
+    edge.consume_once = false;
+    let ctx = edge::build_context(&mut edge, &a.flags())?;
+    let req = Request {
+        tool: a.tool.clone(),
+        command: a.command_text(),
+        working_directory: a.cwd.as_ref().map(|c| edge::normalize_dir(c, &homes.user)),
+    };
+    let d = edge::evaluate(&mut edge, &policy, &req, &ctx)?;
+    let mut s = String::new();
+    s.push_str(&format!("Command: {}\n", d.display));
+    s.push_str(&format!(
+        "Context: session {} ({}, {}), cwd {}\n",
+        ctx.session,
+        ctx.audience.as_str(),
+        ctx.channel.as_str(),
+        d.cwd.as_deref().unwrap_or("(none)")
+    ));
+    if req.tool == "shell_execute"
+        && req.command.len() <= shellgate_engine::policy::MAX_COMMAND_BYTES
+    {
+        let an = analyze(
+            &req.command,
+            d.cwd.as_deref(),
+            &Env {
+                home: ctx.home.clone(),
+            },
+        );
+        s.push_str("Simple commands:\n");
+        for inv in &an.invocations {
+            let words: Vec<String> = inv.argv.iter().map(display::word).collect();
+            let mut line = format!("  - {}", words.join(" "));
+            if !inv.wrappers.is_empty() {
+                line.push_str(&format!("  (unwrapped from {})", inv.wrappers.join(", ")));
+            }
+            if !inv.gated {
+                line.push_str("  (checked for hard deny only)");
+            }
+            if let Some(c) = &inv.cwd {
+                line.push_str(&format!("  [in {c}]"));
+            }
+            s.push_str(&line);
+            s.push('\n');
+        }
+    }
+    if d.complex {
+        s.push_str(&format!("Complex: {}\n", d.complex_reasons.join(", ")));
+    }
+    if !d.candidates.is_empty() {
+        s.push_str("Candidates:\n");
+        for c in &d.candidates {
+            let dir = c.directory.as_deref().unwrap_or("(no directory)");
+            let status = serde_json::to_value(c.status)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            let mut line = format!("  - {} in {dir}: {status}", c.verb);
+            if let Some(g) = &c.grant {
+                match &g.directory {
+                    Some(gd) => line.push_str(&format!(" (grant: {} in {gd})", g.verb)),
+                    None => line.push_str(&format!(" (grant: {} anywhere)", g.verb)),
+                }
+            }
+            s.push_str(&line);
+            s.push('\n');
+        }
+    }
+    s.push_str(&format!(
+        "Decision: {} ({}): {}\n",
+        d.decision, d.reason, d.message
+    ));
+    if let Some(p) = &d.prompt {
+        s.push_str(&format!("Prompt: {}\n", p.header));
+        for b in &p.bullets {
+            s.push_str(&format!("  • {b}\n"));
+        }
+        if let Some(h) = &p.hint {
+            s.push_str(&format!("  {h}\n"));
+        }
+        if let Some(o) = &d.options {
+            let labels: Vec<&str> = o
+                .iter()
+                .filter_map(|k| shellgate_engine::prompt::label(k))
+                .collect();
+            s.push_str(&format!("Options: {}\n", labels.join(" / ")));
+        }
+    }
+    if let Some(h) = &d.hint {
+        s.push_str(&format!("{h}\n"));
+    }
+    print!("{s}");
+    Ok(d.exit_code() as u8)
+}

@@ -1,0 +1,493 @@
+//! Candidates: the `(verb, directory)` pairs a call must be authorized for,
+//! and every path each command touches (SPEC §5).
+
+use crate::analyze::Invocation;
+use crate::pathlike::{is_anchored, is_path_like, is_url, name_value};
+use crate::paths::{self, is_within, resolve};
+use crate::syntax::RedirTarget;
+use crate::verbs::{self, is_path_aware, is_side_effect};
+use crate::word::{Seg, Word};
+
+/// Redirect targets and operands that never yield a directory.
+pub const EXEMPT_DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/stdout",
+    "/dev/stderr",
+    "/dev/stdin",
+    "/dev/tty",
+];
+
+/// How a path was named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The path itself.
+    Exact,
+    /// A glob: the static directory before the globbed segment;
+    /// `recursive` for `**`.
+    Glob { recursive: bool },
+    /// The static prefix of a dynamic word.
+    Prefix,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TouchKind {
+    Operand,
+    RedirectRead,
+    RedirectWrite,
+    /// The command's effective working directory.
+    WorkingDir,
+}
+
+/// A path a command touches (lexically resolved, symlinks not followed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Touch {
+    pub path: String,
+    pub kind: TouchKind,
+    pub scope: Scope,
+}
+
+/// Candidates and touches of one simple command.
+#[derive(Debug, Clone)]
+pub struct CommandCandidates {
+    pub verb: String,
+    /// Directories in candidate order (deduplicated); `None` = no directory.
+    pub dirs: Vec<Option<String>>,
+    /// A pure side effect (§4.4).
+    pub side_effect: bool,
+    pub touches: Vec<Touch>,
+    /// Redirect written to a non-exempt target.
+    pub writes_redirect: bool,
+}
+
+/// Static value of a word, resolved as a path.
+#[derive(Debug, Clone)]
+struct Resolved {
+    path: String,
+    scope: Scope,
+}
+
+pub struct Resolver<'a> {
+    pub home: &'a str,
+    pub windows: bool,
+}
+
+enum Res {
+    /// Resolved (or `None` when it cannot yield a path: relative without a
+    /// working directory, a process substitution).
+    Path(Option<Resolved>),
+    /// Dynamic with no usable static prefix.
+    Dynamic,
+}
+
+impl Resolver<'_> {
+    fn resolve_value(&self, v: &str, glob: bool, cwd: Option<&str>) -> Option<Resolved> {
+        let (text, scope) = if glob {
+            // Static part before the first segment holding a glob character.
+            let segs: Vec<&str> = v.split('/').collect();
+            let cut = segs
+                .iter()
+                .position(|s| s.contains(['*', '?', '[']))
+                .unwrap_or(segs.len());
+            let recursive = v.contains("**");
+            let mut t = segs[..cut].join("/");
+            if t.is_empty() && v.starts_with('/') {
+                t = "/".to_string();
+            }
+            if t.is_empty() {
+                t = ".".to_string();
+            }
+            (t, Scope::Glob { recursive })
+        } else {
+            (v.to_string(), Scope::Exact)
+        };
+        let path = if text.starts_with('/') {
+            paths::normalize(&text)
+        } else {
+            resolve(cwd?, &text)
+        };
+        Some(Resolved { path, scope })
+    }
+
+    fn resolve(&self, w: &Word, cwd: Option<&str>) -> Res {
+        if w.proc_subst {
+            return Res::Path(None);
+        }
+        if let Some(v) = w.expanded(self.home) {
+            return Res::Path(self.resolve_value(&v, w.glob, cwd));
+        }
+        // Static-prefix rule (§3.4): the static part up to the last `/`
+        // before the first dynamic piece, when absolute or `~`.
+        let (prefix, _) = w.static_prefix(self.home);
+        let starts_home = matches!(w.segs.first(), Some(Seg::Home));
+        if let Some(i) = prefix.rfind('/') {
+            let p = &prefix[..=i];
+            if p.starts_with('/') || starts_home {
+                return Res::Path(Some(Resolved {
+                    path: paths::normalize(p),
+                    scope: Scope::Prefix,
+                }));
+            }
+        }
+        Res::Dynamic
+    }
+}
+
+fn dir_of(r: &Resolved) -> String {
+    match r.scope {
+        Scope::Exact => {
+            if paths::is_dir(&r.path) {
+                r.path.clone()
+            } else {
+                paths::parent(&r.path)
+            }
+        }
+        _ => r.path.clone(),
+    }
+}
+
+fn is_exempt(path: &str) -> bool {
+    EXEMPT_DEVICES.contains(&path)
+}
+
+/// A word that could be a path: the word itself, or the value part of a
+/// `--opt=VALUE`, `-o/x` or `NAME=VALUE`.
+fn value_word(w: &Word) -> Option<Word> {
+    let raw = &w.raw;
+    if raw.starts_with("--") {
+        let eq = raw.find('=')?;
+        return Some(Word::analyze(&raw[eq + 1..], w.start));
+    }
+    if raw.starts_with('-') && raw.len() > 2 && !raw.starts_with("--") {
+        let rest = &raw[2..];
+        if rest.starts_with(['/', '~', '.']) {
+            return Some(Word::analyze(rest, w.start));
+        }
+        return None;
+    }
+    let lit = w.lossy_value();
+    if let Some((_, _)) = name_value(&lit) {
+        let eq = raw.find('=')?;
+        return Some(Word::analyze(&raw[eq + 1..], w.start));
+    }
+    None
+}
+
+/// Compute the candidates of one invocation. Dynamic operands that cannot be
+/// scoped are reported in `reasons`.
+pub fn for_invocation(
+    inv: &Invocation,
+    r: &Resolver,
+    reasons: &mut Vec<String>,
+) -> Option<CommandCandidates> {
+    let verb = verbs::verb(&inv.argv)?;
+    let program = inv.program()?;
+    let base = paths::basename(&program).to_ascii_lowercase();
+    let cwd = inv.cwd.as_deref();
+    let mut touches: Vec<Touch> = Vec::new();
+    let mut operand_dirs: Vec<String> = Vec::new();
+    let mut redirect_dirs: Vec<String> = Vec::new();
+    let mut writes_redirect = false;
+    let mut dynamic = false;
+
+    // Redirect targets.
+    for rd in &inv.redirects {
+        let RedirTarget::File(w) = &rd.target else {
+            continue;
+        };
+        let kind = if rd.kind.writes() {
+            TouchKind::RedirectWrite
+        } else {
+            TouchKind::RedirectRead
+        };
+        match r.resolve(w, cwd) {
+            Res::Path(Some(res)) => {
+                if is_exempt(&res.path) {
+                    continue;
+                }
+                if rd.kind.writes() {
+                    writes_redirect = true;
+                }
+                redirect_dirs.push(dir_of(&res));
+                touches.push(Touch {
+                    path: res.path,
+                    kind,
+                    scope: res.scope,
+                });
+            }
+            Res::Path(None) => {
+                if rd.kind.writes() {
+                    writes_redirect = true;
+                }
+            }
+            Res::Dynamic => {
+                dynamic = true;
+                if rd.kind.writes() {
+                    writes_redirect = true;
+                }
+            }
+        }
+    }
+
+    let side_effect_verb = is_side_effect(&program);
+    let path_aware = is_path_aware(&base);
+    let mut dirs: Vec<Option<String>> = Vec::new();
+
+    if side_effect_verb {
+        for d in &redirect_dirs {
+            push_dir(&mut dirs, Some(d.clone()));
+        }
+        if dynamic {
+            reasons.push("dynamic_path".into());
+        }
+        let side_effect = dirs.is_empty() && !writes_redirect && !dynamic;
+        if dirs.is_empty() {
+            dirs.push(if side_effect {
+                None
+            } else {
+                cwd.map(str::to_string)
+            });
+        }
+        if let Some(c) = cwd {
+            touches.push(Touch {
+                path: c.to_string(),
+                kind: TouchKind::WorkingDir,
+                scope: Scope::Exact,
+            });
+        }
+        return Some(CommandCandidates {
+            verb,
+            dirs,
+            side_effect,
+            touches,
+            writes_redirect,
+        });
+    }
+
+    if path_aware {
+        for w in path_aware_operands(&base, &inv.argv) {
+            match r.resolve(&w, cwd) {
+                Res::Path(Some(res)) => {
+                    if is_exempt(&res.path) {
+                        continue;
+                    }
+                    operand_dirs.push(dir_of(&res));
+                    touches.push(Touch {
+                        path: res.path,
+                        kind: TouchKind::Operand,
+                        scope: res.scope,
+                    });
+                }
+                Res::Path(None) => {}
+                Res::Dynamic => dynamic = true,
+            }
+        }
+        for d in operand_dirs.iter().chain(redirect_dirs.iter()) {
+            push_dir(&mut dirs, Some(d.clone()));
+        }
+        if dirs.is_empty() {
+            dirs.push(cwd.map(str::to_string));
+        }
+    } else {
+        push_dir(&mut dirs, cwd.map(str::to_string));
+        for w in inv.argv.iter().skip(1) {
+            let candidate = if let Some(v) = value_word(w) {
+                v
+            } else if w.literal().is_some_and(|v| v.starts_with('-')) {
+                continue;
+            } else {
+                w.clone()
+            };
+            if candidate.proc_subst {
+                continue;
+            }
+            let static_part = candidate.lossy_value();
+            let home_start = matches!(candidate.segs.first(), Some(Seg::Home));
+            if !(is_path_like(&static_part, r.windows) || home_start) {
+                continue;
+            }
+            if candidate.is_dynamic() && !home_start && candidate.expanded(r.home).is_none() {
+                // Dynamic word whose static part is path-like.
+                match r.resolve(&candidate, cwd) {
+                    Res::Path(Some(res)) => {
+                        operand_dirs.push(dir_of(&res));
+                        touches.push(Touch {
+                            path: res.path,
+                            kind: TouchKind::Operand,
+                            scope: res.scope,
+                        });
+                    }
+                    Res::Path(None) => {}
+                    Res::Dynamic => dynamic = true,
+                }
+                continue;
+            }
+            match r.resolve(&candidate, cwd) {
+                Res::Path(Some(res)) => {
+                    if is_exempt(&res.path) {
+                        continue;
+                    }
+                    let value = candidate.expanded(r.home).unwrap_or_default();
+                    let anchored = is_anchored(&value, r.windows) || home_start;
+                    let leaves = cwd.is_none_or(|c| !is_within(&res.path, c));
+                    if anchored || leaves {
+                        operand_dirs.push(dir_of(&res));
+                    }
+                    touches.push(Touch {
+                        path: res.path,
+                        kind: TouchKind::Operand,
+                        scope: res.scope,
+                    });
+                }
+                Res::Path(None) => {}
+                Res::Dynamic => dynamic = true,
+            }
+        }
+        for d in operand_dirs.iter().chain(redirect_dirs.iter()) {
+            push_dir(&mut dirs, Some(d.clone()));
+        }
+    }
+    if dynamic {
+        reasons.push("dynamic_path".into());
+    }
+    if let Some(c) = cwd {
+        touches.push(Touch {
+            path: c.to_string(),
+            kind: TouchKind::WorkingDir,
+            scope: Scope::Exact,
+        });
+    }
+    Some(CommandCandidates {
+        verb,
+        dirs,
+        side_effect: false,
+        touches,
+        writes_redirect,
+    })
+}
+
+fn push_dir(dirs: &mut Vec<Option<String>>, d: Option<String>) {
+    if !dirs.contains(&d) {
+        dirs.push(d);
+    }
+}
+
+/// File operands of a path-aware verb (§5.2). Flag arity is never used to
+/// hide a word: a flag's separate value is an operand like any other word.
+pub fn path_aware_operands(base: &str, argv: &[Word]) -> Vec<Word> {
+    let mut out = Vec::new();
+    let pattern_verb = matches!(
+        base,
+        "grep" | "egrep" | "fgrep" | "rg" | "sed" | "awk" | "jq"
+    );
+    let mode_verb = matches!(base, "chmod" | "chown" | "chgrp");
+    let explicit_pattern = pattern_verb
+        && argv.iter().skip(1).any(|w| {
+            let v = w.literal().unwrap_or_default();
+            matches!(v.as_str(), "-e" | "-f" | "--regexp" | "--file")
+                || v.starts_with("--regexp=")
+                || v.starts_with("--file=")
+                || (base != "awk"
+                    && base != "jq"
+                    && v.starts_with("-e")
+                    && v.len() > 2
+                    && !v.starts_with("--"))
+                || (base == "awk" && v.starts_with("-f") && !v.starts_with("--"))
+        });
+    // Whether the pattern/program (or mode) positional is still to skip.
+    let needs_skip = mode_verb || (pattern_verb && !explicit_pattern);
+    let mut skipped_first = !needs_skip;
+    let mut after_dashdash = false;
+    for w in argv.iter().skip(1) {
+        if w.proc_subst {
+            continue;
+        }
+        let lit = w.literal();
+        let v = lit.clone().unwrap_or_else(|| w.lossy_value());
+        if !after_dashdash && lit.as_deref() == Some("--") {
+            after_dashdash = true;
+            continue;
+        }
+        if base == "find"
+            && !after_dashdash
+            && (v.starts_with('-') || matches!(v.as_str(), "(" | "!" | ","))
+        {
+            break;
+        }
+        if !after_dashdash && v.starts_with('-') && v != "-" && lit.is_some() {
+            if let Some(vw) = value_word(w) {
+                if vw.expanded("~").is_some_and(|x| is_path_like(&x, false)) || vw.is_dynamic() {
+                    out.push(vw);
+                }
+            }
+            continue;
+        }
+        if v == "-" {
+            continue;
+        }
+        // The mode/owner of chmod/chown/chgrp is the first positional,
+        // symbolic or numeric.
+        if mode_verb && !skipped_first {
+            skipped_first = true;
+            continue;
+        }
+        if lit.is_some() && !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        if lit.is_some() && is_url(&v) {
+            continue;
+        }
+        if !skipped_first {
+            skipped_first = true;
+            continue;
+        }
+        out.push(w.clone());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::{analyze, Env};
+
+    fn cands(cmd: &str) -> Vec<(String, Option<String>)> {
+        let env = Env {
+            home: "/nonexistent-home".into(),
+        };
+        let a = analyze(cmd, Some("/nonexistent-home/p"), &env);
+        let r = Resolver {
+            home: "/nonexistent-home",
+            windows: false,
+        };
+        let mut reasons = Vec::new();
+        let mut out = Vec::new();
+        for inv in a.invocations.iter().filter(|i| i.gated) {
+            if let Some(c) = for_invocation(inv, &r, &mut reasons) {
+                for d in c.dirs {
+                    out.push((c.verb.clone(), d));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn operand_rules() {
+        let p = Some("/nonexistent-home/p".to_string());
+        assert_eq!(cands("grep TODO"), vec![("grep".into(), p.clone())]);
+        assert_eq!(cands("echo hi"), vec![("echo".into(), None)]);
+        assert_eq!(cands("echo hi > x.txt"), vec![("echo".into(), p.clone())]);
+        assert_eq!(
+            cands("cp -t /x notes.txt"),
+            vec![("cp".into(), Some("/".into())), ("cp".into(), p.clone())]
+        );
+        assert_eq!(
+            cands("git checkout -b feature/foo"),
+            vec![("git checkout".into(), p.clone())]
+        );
+        assert_eq!(
+            cands("cat nosuch/*.rs"),
+            vec![("cat".into(), Some("/nonexistent-home/p/nosuch".into()))]
+        );
+    }
+}
