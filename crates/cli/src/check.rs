@@ -104,16 +104,30 @@ fn batch(
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let defaults = a.call.flags();
+    let mut failed = false;
     for line in reader.split(b'\n') {
         let bytes = line.with_context(|| format!("cannot read batch file {file}"))?;
         let mut text = String::from_utf8_lossy(&bytes).into_owned();
         if text.ends_with('\r') {
             text.pop();
         }
-        let result = batch_line(edge, policy, a, &defaults, &text);
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            batch_line(edge, policy, a, &defaults, &text)
+        }));
         let json = match result {
-            Ok(d) => serde_json::to_string(&d)?,
-            Err(e) => serde_json::json!({
+            Ok(Ok(d)) => serde_json::to_string(&d)?,
+            Err(_) => {
+                // Fail closed, keep going, and report it in the exit status.
+                failed = true;
+                serde_json::json!({
+                    "decision": "deny",
+                    "reason": "invalid_call",
+                    "message": "internal error while evaluating this line",
+                    "command": text,
+                })
+                .to_string()
+            }
+            Ok(Err(e)) => serde_json::json!({
                 "decision": "deny",
                 "reason": "invalid_call",
                 "message": format!("{e:#}"),
@@ -124,7 +138,7 @@ fn batch(
         writeln!(out, "{json}")?;
     }
     out.flush()?;
-    Ok(0)
+    Ok(if failed { 1 } else { 0 })
 }
 
 fn batch_line(

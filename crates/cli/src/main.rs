@@ -149,6 +149,15 @@ impl CallArgs {
 }
 
 fn main() -> ExitCode {
+    // One line on stderr, never a backtrace of internals; callers see a
+    // non-zero exit (fail closed).
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("shellgate: internal error{at}");
+    }));
     // The analysis refuses deep nesting before parsing; a generous stack is
     // a second line of defence against parser recursion.
     let worker = std::thread::Builder::new()

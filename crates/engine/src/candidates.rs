@@ -157,8 +157,13 @@ fn value_word(w: &Word) -> Option<Word> {
         let eq = raw.find('=')?;
         return Some(Word::analyze(&raw[eq + 1..], w.start));
     }
-    if raw.starts_with('-') && raw.len() > 2 && !raw.starts_with("--") {
-        let rest = &raw[2..];
+    if raw.starts_with('-') && !raw.starts_with("--") {
+        // `-o/tmp/x`: the value glued after a one-letter flag.
+        let mut chars = raw.char_indices().skip(2);
+        let rest = match chars.next() {
+            Some((i, _)) => &raw[i..],
+            None => return None,
+        };
         if rest.starts_with(['/', '~', '.']) {
             return Some(Word::analyze(rest, w.start));
         }
