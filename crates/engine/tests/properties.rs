@@ -1,0 +1,252 @@
+//! Property tests of invariants the gate must keep for any input.
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+
+use proptest::prelude::*;
+use shellgate_engine::config::PolicyConfig;
+use shellgate_engine::display::{display, must_escape};
+use shellgate_engine::parse::parse;
+use shellgate_engine::policy::{self, Context, GrantRef, Lookups, Policy, Request};
+use shellgate_engine::store::{self, Store};
+use shellgate_engine::{Audience, Channel, Os};
+
+fn shellish() -> impl Strategy<Value = String> {
+    let atoms = prop::sample::select(vec![
+        "echo",
+        "ls",
+        "git",
+        "rm -rf",
+        "\n",
+        "\r",
+        "\r\n",
+        "\t",
+        "\"",
+        "'",
+        "$(",
+        ")",
+        "`",
+        "|",
+        "&&",
+        ";",
+        "<<EOF\n",
+        "EOF",
+        "\u{202e}",
+        "\u{200b}",
+        "\u{1b}[2K",
+        "\u{9b}",
+        "\u{7f}",
+        "\u{0}",
+        "\u{2028}",
+        "\u{feff}",
+        "é",
+        "🎉",
+        " ",
+        "a",
+        "/tmp",
+        "~",
+        "${x}",
+        "(",
+        "{",
+        "}",
+        "\\",
+    ]);
+    prop::collection::vec(atoms, 0..24).prop_map(|v| v.concat())
+}
+
+fn visible(s: &str) -> bool {
+    !s.chars()
+        .any(|c| must_escape(c) || c == '\n' || c == '\r' || c == '\t')
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, .. ProptestConfig::default() })]
+
+    /// Display text never contains a control, bidi or line-break character.
+    #[test]
+    fn display_is_always_visible(cmd in any::<String>()) {
+        let script = parse(&cmd, 0).ok();
+        let d = display(&cmd, script.as_ref());
+        prop_assert!(visible(&d), "display {:?} of {:?}", d, cmd);
+    }
+
+    #[test]
+    fn display_of_shell_like_text_is_visible(cmd in shellish()) {
+        let script = parse(&cmd, 0).ok();
+        let d = display(&cmd, script.as_ref());
+        prop_assert!(visible(&d), "display {:?} of {:?}", d, cmd);
+    }
+}
+
+/// Lookups backed by a real store file and in-memory session grants.
+struct Real {
+    store_path: PathBuf,
+    home: String,
+    session: RefCell<Vec<(String, Option<String>)>>,
+}
+
+impl Lookups for Real {
+    fn persistent_grant(
+        &self,
+        audience: Audience,
+        tool: &str,
+        verb: &str,
+        dir: Option<&str>,
+    ) -> Option<GrantRef> {
+        let (s, _) = Store::load(&self.store_path).ok()?;
+        s.find(audience, tool, verb, dir, &self.home, Os::Linux)
+            .map(|g| GrantRef {
+                verb: g.verb,
+                directory: g.directory,
+            })
+    }
+    fn session_grant(
+        &self,
+        _: Audience,
+        _: &str,
+        verb: &str,
+        dir: Option<&str>,
+    ) -> Option<GrantRef> {
+        self.session
+            .borrow()
+            .iter()
+            .find(|(v, d)| store::grant_covers(v, d.as_deref(), verb, dir, &self.home, Os::Linux))
+            .map(|(v, d)| GrantRef {
+                verb: v.clone(),
+                directory: d.clone(),
+            })
+    }
+    fn take_once(&self, _: &str, _: &str, _: Option<&str>) -> bool {
+        false
+    }
+}
+
+fn simple_command() -> impl Strategy<Value = String> {
+    let verbs = prop::sample::select(vec![
+        "make build",
+        "git push origin main",
+        "cat",
+        "ls -la",
+        "npm install lodash",
+        "cp",
+        "rm -f",
+        "touch",
+        "docker compose up -d",
+        "python3",
+        "curl -o",
+        "mkdir -p",
+        "git commit -m wip",
+        "kubectl get pods",
+        "head -n 5",
+        "wc -l",
+        "echo hi",
+    ]);
+    let args = prop::collection::vec(
+        prop::sample::select(vec![
+            "a.txt",
+            "src/main.rs",
+            "../x.txt",
+            "/tmp/y.log",
+            "~/z.md",
+            "./out",
+            "sub",
+            "notes",
+            "/var/tmp/q.txt",
+            "-v",
+        ]),
+        0..3,
+    );
+    let redirect = prop::option::of(prop::sample::select(vec![
+        "> out.log",
+        ">> /tmp/r.log",
+        "2>/dev/null",
+        "< a.txt",
+    ]));
+    (verbs, args, redirect).prop_map(|(v, a, r)| {
+        let mut s = v.to_string();
+        for x in a {
+            s.push(' ');
+            s.push_str(x);
+        }
+        if let Some(r) = r {
+            s.push(' ');
+            s.push_str(r);
+        }
+        s
+    })
+}
+
+fn command() -> impl Strategy<Value = String> {
+    let sep = prop::sample::select(vec![" && ", "; ", " | ", " || "]);
+    (
+        simple_command(),
+        prop::collection::vec((sep, simple_command()), 0..3),
+    )
+        .prop_map(|(first, rest)| {
+            let mut s = first;
+            for (sep, c) in rest {
+                s.push_str(sep);
+                s.push_str(&c);
+            }
+            s
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, .. ProptestConfig::default() })]
+
+    /// Re-checking a call right after an offered approve option (other than
+    /// once) allows it, unless the answer reported something as skipped.
+    #[test]
+    fn approving_then_rechecking_allows(
+        cmd in command(),
+        option in prop::sample::select(vec!["approve_session", "approve_always", "approve_everywhere"]),
+        cwd_choice in 0usize..3,
+    ) {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().canonicalize().unwrap().to_string_lossy().to_string();
+        let home = format!("{root}/home");
+        let gate = format!("{home}/.shellgate");
+        let proj = format!("{home}/repos/proj");
+        std::fs::create_dir_all(format!("{proj}/sub")).unwrap();
+        std::fs::create_dir_all(format!("{root}/outside")).unwrap();
+        std::fs::create_dir_all(format!("{gate}/sessions/s1")).unwrap();
+        let cwd = match cwd_choice {
+            0 => proj.clone(),
+            1 => format!("{proj}/sub"),
+            _ => format!("{root}/outside"),
+        };
+        let ctx = Context {
+            session: "s1".into(),
+            audience: Audience::Personal,
+            channel: Channel::Interactive,
+            os: Os::Linux,
+            project_dir: None,
+            session_dir: format!("{gate}/sessions/s1"),
+            home: home.clone(),
+            gate_home: gate.clone(),
+        };
+        let pol = Policy::new(PolicyConfig::default(), &[]);
+        let req = Request { tool: "shell_execute".into(), command: cmd.clone(), working_directory: Some(cwd) };
+        let lookups = Real {
+            store_path: PathBuf::from(format!("{gate}/config/tool-approvals.json")),
+            home: home.clone(),
+            session: RefCell::new(Vec::new()),
+        };
+        let first = policy::evaluate(&pol, &req, &ctx, &lookups);
+        prop_assume!(first.decision == "ask" && !first.complex);
+        let offered = first.options.clone().unwrap_or_default();
+        prop_assume!(offered.iter().any(|o| o == option));
+        let plan = policy::plan_answer(&first, option, &ctx);
+        if !plan.store.is_empty() {
+            store::add(&lookups.store_path, Audience::Personal, "shell_execute", &plan.store, Os::Linux).unwrap();
+        }
+        lookups.session.borrow_mut().extend(plan.session.iter().cloned());
+        let second = policy::evaluate(&pol, &req, &ctx, &lookups);
+        if plan.skipped.is_empty() {
+            prop_assert_eq!(second.decision, "allow", "{} after {}: {:?} / {:?}", cmd, option, second.reason, second.candidates);
+        } else {
+            prop_assert!(second.decision != "deny");
+        }
+    }
+}
