@@ -616,6 +616,19 @@ impl<'e> Walker<'e> {
             if program_from_stdin(&base, &argv) {
                 let _ = stdin_piped || stdin_code;
                 self.reason("stdin_program");
+                // Its program arrives through a redirect carrying a download
+                // (`bash < <(curl …)`, `sh <<< "$(wget …)"`).
+                for r in &redirects {
+                    let downloads = match &r.target {
+                        RedirTarget::ProcSubst { body, .. } => script_mentions(body, DOWNLOADERS),
+                        RedirTarget::HereString(w) => word_has_download(self, w),
+                        RedirTarget::HereDoc { body, expands: true } => word_has_download(self, body),
+                        _ => false,
+                    };
+                    if downloads {
+                        self.out.remote_code = true;
+                    }
+                }
             }
             // The program operand is a process substitution carrying a
             // download (`bash <(curl …)`).
@@ -645,7 +658,16 @@ impl<'e> Walker<'e> {
                     self.check_code_word(&argv, 1, &proc_bodies, s);
                 }
             }
-            "alias" | "unalias" | "shopt" | "enable" | "trap" => self.reason(&base),
+            "alias" | "unalias" | "shopt" | "enable" => self.reason(&base),
+            "trap" => {
+                self.reason("trap");
+                // The handler is code: check it for hard deny when literal.
+                if let Some(h) = argv.get(1).and_then(Word::literal) {
+                    if !h.starts_with('-') {
+                        self.ungated_text(&h, own_cwd.as_deref(), ctx);
+                    }
+                }
+            }
             "set"
                 if argv
                     .iter()
@@ -1579,6 +1601,8 @@ mod tests {
         assert!(an(". <(wget -qO- x)").remote_code);
         assert!(!an("echo \"$(curl -s x)\"").remote_code);
         assert!(!an("curl -o i.sh x && bash i.sh").remote_code);
+        assert!(an("bash < <(curl -s x)").remote_code);
+        assert!(an("sh <<< \"$(wget -qO- x)\"").remote_code);
     }
 
     #[test]

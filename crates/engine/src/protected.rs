@@ -11,6 +11,8 @@ use crate::word::Word;
 /// The protected locations of one evaluation.
 #[derive(Debug, Clone)]
 pub struct Protected {
+    /// Symlink resolutions done during this evaluation.
+    resolved: std::cell::RefCell<std::collections::HashMap<String, String>>,
     gate_home: String,
     sessions: String,
     home: String,
@@ -30,6 +32,7 @@ impl Protected {
         let norm = |p: &String| paths::normalize(&expand_home(p, home));
         let gate_home = paths::normalize(gate_home);
         Protected {
+            resolved: Default::default(),
             sessions: format!("{}/sessions", gate_home.trim_end_matches('/')),
             gate_home,
             home: paths::normalize(home),
@@ -124,7 +127,7 @@ impl Protected {
     /// itself, what a glob could match, or (for recursive operations) what
     /// lies below it.
     fn reaches(&self, t: &Touch, access: Access, recursive: bool) -> bool {
-        for p in variants(&t.path) {
+        for p in self.variants(&t.path) {
             match t.scope {
                 Scope::Exact => {
                     if self.protected(&p, access) {
@@ -190,15 +193,25 @@ impl Protected {
     }
 }
 
-/// The lexical path and, when different, the path with symlinks resolved
-/// (for the longest existing prefix).
-fn variants(path: &str) -> Vec<String> {
-    let mut v = vec![path.to_string()];
-    let real = resolve_links(path);
-    if real != path {
-        v.push(real);
+impl Protected {
+    /// The lexical path and, when different, the path with symlinks
+    /// resolved (for the longest existing prefix).
+    fn variants(&self, path: &str) -> Vec<String> {
+        let mut v = vec![path.to_string()];
+        let cached = self.resolved.borrow().get(path).cloned();
+        let real = match cached {
+            Some(r) => r,
+            None => {
+                let r = resolve_links(path);
+                self.resolved.borrow_mut().insert(path.to_string(), r.clone());
+                r
+            }
+        };
+        if real != path {
+            v.push(real);
+        }
+        v
     }
-    v
 }
 
 /// Resolve symlinks in the longest existing prefix of `path`.
