@@ -236,6 +236,7 @@ impl<'e> Walker<'e> {
                 ctx2.piped_or_async = true;
             }
             let before = self.out.patterns.len();
+            let first_inv = self.out.invocations.len();
             let tops = if multi {
                 let mut c = cwd.clone();
                 self.command(&e.cmd, &mut c, &ctx2, i > 0)
@@ -252,18 +253,23 @@ impl<'e> Walker<'e> {
             } else {
                 unit_ok = false;
             }
-            // A download reaching a shell or interpreter's program.
+            // A download reaching a shell or interpreter's program, at any
+            // distance down the pipeline.
             for idx in &tops {
                 let Some(inv) = self.out.invocations.get(*idx) else {
                     continue;
                 };
-                let base = inv.base();
                 if i > 0 && downloader_seen && reads_program_from_stdin(inv) {
                     self.out.remote_code = true;
                 }
-                if DOWNLOADERS.contains(&base.as_str()) {
-                    downloader_seen = true;
-                }
+            }
+            // Anything this element runs, nested or not, may download
+            // (`cat <(curl …) | sh`, `echo "$(curl …)" | sh`).
+            if self.out.invocations[first_inv.min(self.out.invocations.len())..]
+                .iter()
+                .any(|inv| DOWNLOADERS.contains(&inv.base().as_str()))
+            {
+                downloader_seen = true;
             }
         }
         if ctx.units && unit_ok && !units.is_empty() {
@@ -509,6 +515,14 @@ impl<'e> Walker<'e> {
         let mut own_cwd = cwd.dir.clone();
         while let Some(w0) = argv.first().and_then(Word::literal) {
             let base = basename(&w0).to_string();
+            if base == "env" {
+                if let Some(split) = env_split_string(&argv) {
+                    self.reason("wrapper_option:env");
+                    wrappers.push(base);
+                    argv = split;
+                    continue;
+                }
+            }
             match unwrap_one(&base, &argv) {
                 Unwrap::No => break,
                 Unwrap::Strip {
@@ -622,7 +636,10 @@ impl<'e> Walker<'e> {
                     let downloads = match &r.target {
                         RedirTarget::ProcSubst { body, .. } => script_mentions(body, DOWNLOADERS),
                         RedirTarget::HereString(w) => word_has_download(self, w),
-                        RedirTarget::HereDoc { body, expands: true } => word_has_download(self, body),
+                        RedirTarget::HereDoc {
+                            body,
+                            expands: true,
+                        } => word_has_download(self, body),
                         _ => false,
                     };
                     if downloads {
@@ -1111,6 +1128,32 @@ fn unwrap_one(base: &str, argv: &[Word]) -> Unwrap {
         }
         _ => Unwrap::No,
     }
+}
+
+/// `env [opts] -S STRING args…` / `--split-string=STRING`: the words env
+/// would run (the string split on whitespace, then the remaining args).
+fn env_split_string(argv: &[Word]) -> Option<Vec<Word>> {
+    for (i, w) in argv.iter().enumerate().skip(1) {
+        let v = w.literal()?;
+        let (text, rest_from) = if v == "-S" || v == "--split-string" {
+            (argv.get(i + 1)?.literal()?, i + 2)
+        } else if let Some(t) = v.strip_prefix("--split-string=") {
+            (t.to_string(), i + 1)
+        } else if v.starts_with("-S") && v.len() > 2 {
+            (v[2..].to_string(), i + 1)
+        } else if v.starts_with('-') {
+            continue;
+        } else {
+            return None;
+        };
+        let mut out: Vec<Word> = text
+            .split_whitespace()
+            .map(|t| Word::analyze(&shell_quote(t), w.start))
+            .collect();
+        out.extend(argv.iter().skip(rest_from).cloned());
+        return (!out.is_empty()).then_some(out);
+    }
+    None
 }
 
 /// Unwrap without side effects (inner commands of xargs, crude scans).
@@ -1602,6 +1645,8 @@ mod tests {
         assert!(!an("echo \"$(curl -s x)\"").remote_code);
         assert!(!an("curl -o i.sh x && bash i.sh").remote_code);
         assert!(an("bash < <(curl -s x)").remote_code);
+        assert!(an("cat <(curl -s x) | sh").remote_code);
+        assert!(an("echo \"$(curl -s x)\" | bash").remote_code);
         assert!(an("sh <<< \"$(wget -qO- x)\"").remote_code);
     }
 

@@ -1,0 +1,18 @@
+//! Any bytes as a command: analysis, candidates and display must not panic.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use shellgate_engine::analyze::{analyze, Env};
+use shellgate_engine::candidates::{for_invocation, Resolver};
+use shellgate_engine::display::display;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(cmd) = std::str::from_utf8(data) else { return };
+    let env = Env { home: "/home/u".into() };
+    let a = analyze(cmd, Some("/home/u/p"), &env);
+    let r = Resolver { home: "/home/u", windows: false };
+    let mut reasons = Vec::new();
+    for inv in &a.invocations {
+        let _ = for_invocation(inv, &r, &mut reasons);
+    }
+    let _ = display(cmd, a.script.as_ref());
+});
