@@ -203,7 +203,9 @@ impl Protected {
             Some(r) => r,
             None => {
                 let r = resolve_links(path);
-                self.resolved.borrow_mut().insert(path.to_string(), r.clone());
+                self.resolved
+                    .borrow_mut()
+                    .insert(path.to_string(), r.clone());
                 r
             }
         };
