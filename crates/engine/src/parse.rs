@@ -27,17 +27,50 @@ pub fn parse(src: &str, base: usize) -> Result<Script, ParseFailure> {
     if raw_nesting(src) > MAX_RAW_NESTING {
         return Err(ParseFailure::TooDeep);
     }
+    if has_oversized_io_number(src) {
+        // brush-parser 0.4 unwraps the fd number of `NNNN<` as an i32 and
+        // panics on overflow (found by fuzzing): refuse it as a syntax error.
+        return Err(ParseFailure::Syntax(
+            "file descriptor number out of range".into(),
+        ));
+    }
     let options = ParserOptions::default();
-    let mut parser = Parser::new(src.as_bytes(), &options);
-    let program = parser
-        .parse_program()
-        .map_err(|e| ParseFailure::Syntax(e.to_string()))?;
+    // A panic inside the parser must never take the gate down (a crashed
+    // hook lets the command through on most hosts): contain it.
+    let parsed = std::panic::catch_unwind(|| {
+        let mut parser = Parser::new(src.as_bytes(), &options);
+        parser.parse_program()
+    });
+    let program = match parsed {
+        Ok(r) => r.map_err(|e| ParseFailure::Syntax(e.to_string()))?,
+        Err(_) => {
+            return Err(ParseFailure::Syntax(
+                "the parser failed on this input".into(),
+            ))
+        }
+    };
     let conv = Converter::new(src, base);
     let mut script = Script::default();
     for cc in &program.complete_commands {
         conv.list_into(cc, &mut script)?;
     }
     Ok(script)
+}
+
+/// A run of more than 9 digits directly before a redirect operator.
+fn has_oversized_io_number(src: &str) -> bool {
+    let mut run = 0usize;
+    for c in src.chars() {
+        if c.is_ascii_digit() {
+            run += 1;
+        } else {
+            if run > 9 && (c == '<' || c == '>') {
+                return true;
+            }
+            run = 0;
+        }
+    }
+    false
 }
 
 /// Maximum bracket nesting (`(`, `{`, `$(`, `` ` ``) outside single quotes.
@@ -569,6 +602,14 @@ mod tests {
         assert_eq!(parse(&deep, 0).unwrap_err(), ParseFailure::TooDeep);
         let braces = "{ ".repeat(5000);
         assert_eq!(parse(&braces, 0).unwrap_err(), ParseFailure::TooDeep);
+    }
+
+    #[test]
+    fn oversized_fd_numbers_do_not_panic() {
+        // Fuzzer finding: brush-parser unwrapped an overflowing fd number.
+        assert!(parse("find /x -newermt 201312031204</ y", 0).is_err());
+        assert!(parse("cat 99999999999>x", 0).is_err());
+        assert!(parse("cat 2>x", 0).is_ok());
     }
 
     #[test]

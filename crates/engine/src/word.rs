@@ -72,13 +72,15 @@ impl Word {
             unparsed: false,
             proc_subst: false,
         };
-        match bw::parse(raw, &options()) {
-            Ok(pieces) => {
+        // Contain any panic of the word parser (treated as unparsed).
+        let parsed = std::panic::catch_unwind(|| bw::parse(raw, &options()));
+        match parsed {
+            Ok(Ok(pieces)) => {
                 for p in &pieces {
                     w.piece(&p.piece, p.start_index, false);
                 }
             }
-            Err(_) => {
+            _ => {
                 w.unparsed = true;
                 w.segs.push(Seg::Dynamic);
             }
@@ -95,13 +97,13 @@ impl Word {
     pub fn analyze_heredoc(raw: &str, start: usize) -> Word {
         let mut w = Word::proc_subst(raw, start);
         w.proc_subst = false;
-        match bw::parse_heredoc(raw, &options()) {
-            Ok(pieces) => {
+        match std::panic::catch_unwind(|| bw::parse_heredoc(raw, &options())) {
+            Ok(Ok(pieces)) => {
                 for p in &pieces {
                     w.piece(&p.piece, p.start_index, true);
                 }
             }
-            Err(_) => w.unparsed = true,
+            _ => w.unparsed = true,
         }
         w
     }
@@ -206,8 +208,8 @@ impl Word {
         if !text.contains(['$', '`']) {
             return;
         }
-        match bw::parse(text, &options()) {
-            Ok(pieces) => {
+        match std::panic::catch_unwind(|| bw::parse(text, &options())) {
+            Ok(Ok(pieces)) => {
                 let mut inner = Word::analyze("", 0);
                 for p in &pieces {
                     inner.piece(&p.piece, p.start_index, false);
@@ -220,7 +222,7 @@ impl Word {
                     self.unparsed = true;
                 }
             }
-            Err(_) => self.unparsed = true,
+            _ => self.unparsed = true,
         }
     }
 
