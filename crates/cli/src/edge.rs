@@ -228,6 +228,14 @@ pub fn build_context(edge: &mut Edge, flags: &CallFlags) -> Result<Context> {
         Some(db) => db.session(&session)?,
         None => None,
     };
+    if let Some(rec) = &recorded {
+        if let Some(ended) = &rec.ended_at {
+            return Err(UsageError(format!(
+                "session '{session}' ended at {ended}; start a new session"
+            ))
+            .into());
+        }
+    }
     let (audience, channel, project_dir) = match recorded {
         Some(rec) => {
             let mut audience = rec.audience;

@@ -89,10 +89,12 @@ fn this_chat_grants_end_with_the_session() {
     assert!(out.status.success(), "{}", text(&out));
     let (code, _) = e.check(&["--session", "c2"], "make build");
     assert_eq!(code, 0);
-    // Ending the session ends its grants; nothing reached the JSON store.
+    // Ending the session ends its grants (and the session: later calls in
+    // it are refused); nothing reached the JSON store.
     assert!(e.run(&["session", "end", "c1"]).status.success());
-    let (code, _) = e.check(&args, "make build");
-    assert_eq!(code, 10);
+    let out = e.run(&["check", "--session", "c1", "--", "make build"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("ended"));
     assert!(!std::path::Path::new(&format!("{}/config/tool-approvals.json", e.gate)).exists());
 }
 

@@ -280,7 +280,7 @@ impl StateDb {
                 self.conn
                     .pragma_query_value(None, "journal_mode", |r| r.get(0));
             let r = match mode {
-                Ok(m) if m.eq_ignore_ascii_case("wal") => return Ok(()),
+                Ok(m) if m.eq_ignore_ascii_case("wal") => return self.relax_sync(),
                 Ok(_) => self
                     .conn
                     .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0))
@@ -288,13 +288,23 @@ impl StateDb {
                 Err(e) => Err(e),
             };
             match r {
-                Ok(()) => return Ok(()),
+                Ok(()) => return self.relax_sync(),
                 Err(e) if is_busy(&e) && Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(10));
                 }
                 Err(e) => return Err(self.err(e)),
             }
         }
+    }
+
+    /// In WAL mode `synchronous=NORMAL` keeps the database consistent
+    /// after a crash (a power loss may drop the last commits, never corrupt
+    /// the file) and saves an fsync per write: the audit log is written on
+    /// every hook call, which must stay fast.
+    fn relax_sync(&self) -> Result<(), StateError> {
+        self.conn
+            .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(|e| self.err(e))
     }
 
     fn user_version(&self) -> Result<i64, StateError> {
