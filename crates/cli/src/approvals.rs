@@ -12,57 +12,74 @@ use crate::AudienceArg;
 pub enum ApprovalsCmd {
     /// List persistent approvals.
     List {
+        /// Only this audience's approvals.
         #[arg(long, value_enum)]
         audience: Option<AudienceArg>,
-        #[arg(long)]
+        /// Only this tool's approvals (e.g. shell_execute).
+        #[arg(long, value_name = "NAME")]
         tool: Option<String>,
         /// Print {"audiences": …} in the file's shape.
         #[arg(long)]
         json: bool,
     },
     /// Remove an approval by its label ('<verb> in <dir>' or '<verb> anywhere').
+    #[command(after_help = "\
+Examples:
+  shellgate approvals revoke 'make build in /home/me/repos/app'
+  shellgate approvals revoke 'git fetch anywhere'
+  shellgate approvals revoke --tool file_write --all")]
     Revoke {
         /// A label exactly as printed by `list`.
         scope: Option<String>,
+        /// Only in this audience (default: every audience).
         #[arg(long, value_enum)]
         audience: Option<AudienceArg>,
-        #[arg(long)]
+        /// Only for this tool (default: every tool).
+        #[arg(long, value_name = "NAME")]
         tool: Option<String>,
         /// With --tool: remove every approval of that tool.
         #[arg(long)]
         all: bool,
     },
     /// Trust a verb anywhere.
+    #[command(after_help = "Example:\n  shellgate approvals trust-verb 'git fetch'")]
     TrustVerb {
+        /// The verb as `check` reports it (e.g. 'git fetch', 'make build').
         verb: String,
+        /// Audience the approval is for.
         #[arg(long, value_enum, default_value = "personal")]
         audience: AudienceArg,
-        #[arg(long, default_value = "shell_execute")]
+        /// Tool the approval is for.
+        #[arg(long, value_name = "NAME", default_value = "shell_execute")]
         tool: String,
     },
     /// Allow a verb in one directory (and below).
+    #[command(after_help = "Example:\n  shellgate approvals allow 'make build' --dir ~/repos/app")]
     Allow {
+        /// The verb as `check` reports it (e.g. 'make build').
         verb: String,
+        /// The directory (shallow directories such as / or /etc are refused).
         #[arg(long, value_name = "DIR")]
         dir: String,
+        /// Audience the approval is for.
         #[arg(long, value_enum, default_value = "personal")]
         audience: AudienceArg,
-        #[arg(long, default_value = "shell_execute")]
+        /// Tool the approval is for.
+        #[arg(long, value_name = "NAME", default_value = "shell_execute")]
         tool: String,
     },
     /// Explain the approval commands.
     Help,
 }
 
-fn notes(homes: &Homes) {
+/// Load the store (which quarantines a bad file), then print the notes
+/// about quarantined files that exist.
+fn load_with_notes(homes: &Homes) -> Result<Store> {
+    let loaded = Store::load(&homes.store_path());
     for n in store::quarantine_notes(&homes.store_path()) {
         println!("{n}");
     }
-}
-
-fn load(homes: &Homes) -> Result<Store> {
-    let (s, _) = Store::load(&homes.store_path())?;
-    Ok(s)
+    Ok(loaded?.0)
 }
 
 fn sorted(mut grants: Vec<Grant>) -> Vec<Grant> {
@@ -86,8 +103,7 @@ pub fn run(homes: &Homes, cmd: ApprovalsCmd) -> Result<u8> {
             tool,
             json,
         } => {
-            notes(homes);
-            let s = load(homes)?;
+            let s = load_with_notes(homes)?;
             let audience: Option<Audience> = audience.map(Into::into);
             let groups: Vec<(Audience, String, Vec<Grant>)> = s
                 .groups()
@@ -151,7 +167,7 @@ pub fn run(homes: &Homes, cmd: ApprovalsCmd) -> Result<u8> {
             tool,
             all,
         } => {
-            notes(homes);
+            let s = load_with_notes(homes)?;
             let path = homes.store_path();
             if all {
                 let Some(t) = tool else {
@@ -166,7 +182,6 @@ pub fn run(homes: &Homes, cmd: ApprovalsCmd) -> Result<u8> {
                 eprintln!("revoke needs a label as printed by 'shellgate approvals list'.");
                 return Ok(1);
             };
-            let s = load(homes)?;
             let audience: Option<Audience> = audience.map(Into::into);
             let targets: Vec<(Audience, String)> = s
                 .groups()
@@ -209,7 +224,7 @@ pub fn run(homes: &Homes, cmd: ApprovalsCmd) -> Result<u8> {
             audience,
             tool,
         } => {
-            notes(homes);
+            load_with_notes(homes)?;
             let audience: Audience = audience.into();
             let v = verb.trim().to_string();
             if v.is_empty() || v.contains(" in ") || v.contains(" anywhere") || v.starts_with('-') {

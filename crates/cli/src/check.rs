@@ -12,6 +12,17 @@ use crate::edge::{self, CallFlags, Edge, Homes};
 use crate::CallArgs;
 
 #[derive(Args, Debug)]
+#[command(after_help = "\
+Put the command after `--`: one quoted string, or words joined with spaces.
+
+Examples:
+  shellgate check --cwd ~/repos/app -- 'git status && rm -rf build'
+  shellgate check --json --cwd . --project-dir . --session s1 -- 'git log | head'
+  shellgate check --batch commands.txt --cwd ~/repos/app
+  shellgate check --tool file_read --project-dir . -- ./notes.txt
+
+Exit status: 0 allow, 10 ask, 11 deny, 2 usage error, 1 internal error.
+An ask is answered with `shellgate decide --option KEY` (same call options).")]
 pub struct CheckArgs {
     #[command(flatten)]
     pub call: CallArgs,

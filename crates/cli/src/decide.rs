@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use shellgate_engine::policy::{plan_answer, Request};
+use shellgate_engine::policy::{plan_answer, Context, Decision, Request};
 use shellgate_engine::prompt::{self, ALL_OPTIONS};
 use shellgate_engine::state::DecisionRecord;
 use shellgate_engine::store;
@@ -12,6 +12,17 @@ use crate::edge::{self, Edge, Homes};
 use crate::CallArgs;
 
 #[derive(Args, Debug)]
+#[command(after_help = "\
+Give the same call options as the `check` that asked, and one of the options it
+offered:
+  approve_once        run this exact call once (within 10 minutes)
+  approve_session     \"This chat\": the verbs in their directories, for this session
+  approve_always      \"Always here\": the verbs in their directories, saved
+  approve_everywhere  \"Always anywhere\": the verbs anywhere, saved
+  deny                nothing is saved
+
+Example:
+  shellgate decide --option approve_always --cwd ~/repos/app -- 'make build'")]
 pub struct DecideArgs {
     #[command(flatten)]
     pub call: CallArgs,
@@ -59,15 +70,50 @@ pub fn run(homes: &Homes, a: &DecideArgs) -> Result<u8> {
             d.message
         );
     }
+    let applied = apply_answer(&mut edge, &ctx, &req, &d, &a.option, "decide")?;
+    println!("{}", applied.resolution);
+    for s in &applied.skipped {
+        println!("Skipped (too broad): {s}");
+    }
+    if a.option == "deny" {
+        if let Some(h) = &d.hint {
+            println!("{h}");
+        }
+    }
+    Ok(0)
+}
+
+/// What applying an answer did.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    /// The resolution line (§7.3).
+    pub resolution: String,
+    /// Candidates not persisted because they were too broad.
+    pub skipped: Vec<String>,
+}
+
+/// Apply a human's answer `option` to a decision that asked: check that it
+/// was offered, persist what it persists (§12.1: store, session grants or a
+/// one-time approval) and log it (when the state db exists or is needed)
+/// with `source`. Shared by `decide` and `exec`.
+pub fn apply_answer(
+    edge: &mut Edge,
+    ctx: &Context,
+    req: &Request,
+    d: &Decision,
+    option: &str,
+    source: &str,
+) -> Result<Applied> {
     let offered = d.options.clone().unwrap_or_default();
-    if !offered.iter().any(|o| o == &a.option) {
+    if !offered.iter().any(|o| o == option) {
         bail!(
             "option '{}' was not offered for this call (offered: {})",
-            a.option,
+            option,
             offered.join(", ")
         );
     }
-    let plan = plan_answer(&d, &a.option, &ctx);
+    let homes = edge.homes.clone();
+    let plan = plan_answer(d, option, ctx);
     if !plan.store.is_empty() {
         store::add(
             &homes.store_path(),
@@ -91,28 +137,19 @@ pub fn run(homes: &Homes, a: &DecideArgs) -> Result<u8> {
             tool: req.tool.clone(),
             command: req.command.clone(),
             cwd: d.cwd.clone(),
-            decision: if a.option == "deny" {
+            decision: if option == "deny" {
                 "deny".into()
             } else {
                 "allow".into()
             },
-            reason: format!("human:{}", a.option),
+            reason: format!("human:{option}"),
             candidates: serde_json::to_value(&d.candidates).unwrap_or_default(),
             matched_grant: None,
-            source: "decide".into(),
+            source: source.into(),
         });
     }
-    println!(
-        "{}",
-        prompt::resolution(&a.option, &d.display_verbs, &d.location)
-    );
-    for s in &plan.skipped {
-        println!("Skipped (too broad): {s}");
-    }
-    if a.option == "deny" {
-        if let Some(h) = &d.hint {
-            println!("{h}");
-        }
-    }
-    Ok(0)
+    Ok(Applied {
+        resolution: prompt::resolution(option, &d.display_verbs, &d.location),
+        skipped: plan.skipped,
+    })
 }

@@ -3,9 +3,13 @@
 
 mod approvals;
 mod check;
+mod completions;
 mod decide;
 mod edge;
+mod exec;
 mod explain;
+mod hook;
+mod install;
 mod session;
 
 use std::path::PathBuf;
@@ -39,15 +43,28 @@ enum Cmd {
     /// Evaluate a call and print the decision (exit 0 allow, 10 ask, 11 deny).
     Check(check::CheckArgs),
     /// Explain a decision for a human: commands, candidates, rules, prompt.
+    #[command(
+        after_help = "Example:\n  shellgate explain --cwd ~/repos/app -- 'make build > /tmp/log'"
+    )]
     Explain(CallArgs),
     /// Apply a prompt answer to a call, persisting what the option persists.
     Decide(decide::DecideArgs),
+    /// Run a command through the gate: allowed ⇒ run it; ask ⇒ prompt on the terminal; denied ⇒ exit 126.
+    Exec(exec::ExecArgs),
+    /// Print a shell completion script (bash, zsh, fish, …) on stdout.
+    Completions(completions::CompletionsArgs),
     /// Manage persistent approvals (the netclaw-compatible store).
-    #[command(subcommand)]
+    #[command(subcommand, disable_help_subcommand = true)]
     Approvals(approvals::ApprovalsCmd),
     /// Create, show and end sessions.
     #[command(subcommand)]
     Session(session::SessionCmd),
+    /// Host adapter: read one hook event on stdin, answer in the host's format.
+    Hook(hook::HookArgs),
+    /// Merge the shellgate hook into a host's settings (claude-code, gemini, codex).
+    Install(install::InstallArgs),
+    /// Remove the shellgate hook from a host's settings.
+    Uninstall(install::UninstallArgs),
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum)]
@@ -194,8 +211,13 @@ fn run() -> u8 {
         Cmd::Check(a) => check::run(&homes, &a),
         Cmd::Explain(a) => explain::run(&homes, &a),
         Cmd::Decide(a) => decide::run(&homes, &a),
+        Cmd::Exec(a) => exec::run(&homes, &a),
+        Cmd::Completions(a) => completions::run(&a),
         Cmd::Approvals(a) => approvals::run(&homes, a),
         Cmd::Session(a) => session::run(&homes, a),
+        Cmd::Hook(a) => hook::run(&homes, &a),
+        Cmd::Install(a) => install::install(&homes, &a),
+        Cmd::Uninstall(a) => install::uninstall(&homes, &a),
     };
     match result {
         Ok(code) => code,

@@ -11,24 +11,48 @@ use crate::{AudienceArg, ChannelArg};
 #[derive(Subcommand, Debug)]
 pub enum SessionCmd {
     /// Create a session and print its id.
+    #[command(after_help = "\
+Example:
+  shellgate session create --id s1 --audience personal --project-dir ~/repos/app
+  shellgate check --session s1 -- 'git log --oneline'")]
     Create {
+        /// Session id: letters, digits, '.', '_' or '-' (default: a new generated id).
         #[arg(long)]
         id: Option<String>,
+        /// Who is in the conversation (default: the parent's audience, else public).
         #[arg(long, value_enum)]
         audience: Option<AudienceArg>,
+        /// Whether a human can answer prompts (default: the parent's, else interactive).
         #[arg(long, value_enum)]
         channel: Option<ChannelArg>,
-        #[arg(long)]
+        /// Parent session: the child sees its "This chat" grants and may only narrow its audience.
+        #[arg(long, value_name = "ID")]
         parent: Option<String>,
+        /// The project directory: read-only commands inside it run without asking.
         #[arg(long, value_name = "DIR")]
         project_dir: Option<String>,
     },
     /// Show a session as JSON.
-    Show { id: String },
+    Show {
+        /// Session id.
+        id: String,
+    },
     /// Declare the session's project directory.
-    SetProjectDir { id: String, dir: String },
+    #[command(after_help = "\
+The directory must exist. Read-only commands inside it then run without asking,
+and approvals of commands there can be saved as \"Always here\".
+Refused for public sessions.")]
+    SetProjectDir {
+        /// Session id.
+        id: String,
+        /// The project directory (made absolute).
+        dir: String,
+    },
     /// End a session (its "This chat" grants end with it).
-    End { id: String },
+    End {
+        /// Session id.
+        id: String,
+    },
 }
 
 fn check_id(id: &str) -> Result<()> {

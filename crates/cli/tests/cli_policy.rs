@@ -14,7 +14,12 @@ struct Env {
 
 fn env() -> Env {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().canonicalize().unwrap().to_string_lossy().to_string();
+    let root = tmp
+        .path()
+        .canonicalize()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
     let home = format!("{root}/home");
     let gate = format!("{home}/.shellgate");
     let proj = format!("{home}/repos/proj");
@@ -49,7 +54,11 @@ impl Env {
 }
 
 fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 #[test]
@@ -58,7 +67,17 @@ fn once_approval_is_used_once() {
     let args = ["--cwd", &e.proj, "--session", "s1"];
     let (code, d) = e.check(&args, "for f in a b; do make $f; done");
     assert_eq!((code, d["reason"].as_str()), (10, Some("complex_command")));
-    let out = e.run(&["decide", "--option", "approve_once", "--cwd", &e.proj, "--session", "s1", "--", "for f in a b; do make $f; done"]);
+    let out = e.run(&[
+        "decide",
+        "--option",
+        "approve_once",
+        "--cwd",
+        &e.proj,
+        "--session",
+        "s1",
+        "--",
+        "for f in a b; do make $f; done",
+    ]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("Approved (no save)"));
     let (code, d) = e.check(&args, "for f in a b; do make $f; done");
@@ -66,24 +85,62 @@ fn once_approval_is_used_once() {
     let (code, _) = e.check(&args, "for f in a b; do make $f; done");
     assert_eq!(code, 10, "a Once approval is consumed");
     // Complex commands offer nothing that persists.
-    let out = e.run(&["decide", "--option", "approve_always", "--cwd", &e.proj, "--session", "s1", "--", "for f in a b; do make $f; done"]);
+    let out = e.run(&[
+        "decide",
+        "--option",
+        "approve_always",
+        "--cwd",
+        &e.proj,
+        "--session",
+        "s1",
+        "--",
+        "for f in a b; do make $f; done",
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
 }
 
 #[test]
 fn this_chat_grants_end_with_the_session() {
     let e = env();
-    let out = e.run(&["session", "create", "--id", "c1", "--audience", "personal", "--project-dir", &e.proj]);
+    let out = e.run(&[
+        "session",
+        "create",
+        "--id",
+        "c1",
+        "--audience",
+        "personal",
+        "--project-dir",
+        &e.proj,
+    ]);
     assert!(out.status.success(), "{}", text(&out));
     let args = ["--session", "c1"];
     let (code, d) = e.check(&args, "make build");
     assert_eq!(code, 10);
-    assert_eq!(d["cwd"].as_str(), Some(e.proj.as_str()), "cwd defaults to the project dir");
-    let out = e.run(&["decide", "--option", "approve_session", "--session", "c1", "--", "make build"]);
-    assert!(text(&out).contains("Saved for this chat: make build in"), "{}", text(&out));
+    assert_eq!(
+        d["cwd"].as_str(),
+        Some(e.proj.as_str()),
+        "cwd defaults to the project dir"
+    );
+    let out = e.run(&[
+        "decide",
+        "--option",
+        "approve_session",
+        "--session",
+        "c1",
+        "--",
+        "make build",
+    ]);
+    assert!(
+        text(&out).contains("Saved for this chat: make build in"),
+        "{}",
+        text(&out)
+    );
     let (code, d) = e.check(&args, "make build");
     assert_eq!(code, 0);
-    assert_eq!(d["candidates"][0]["status"].as_str(), Some("granted_session"));
+    assert_eq!(
+        d["candidates"][0]["status"].as_str(),
+        Some("granted_session")
+    );
     // A child session sees its parent's grants.
     let out = e.run(&["session", "create", "--id", "c2", "--parent", "c1"]);
     assert!(out.status.success(), "{}", text(&out));
@@ -101,24 +158,57 @@ fn this_chat_grants_end_with_the_session() {
 #[test]
 fn audiences_only_narrow() {
     let e = env();
-    assert!(e.run(&["session", "create", "--id", "t1", "--audience", "team"]).status.success());
-    let out = e.run(&["check", "--session", "t1", "--audience", "personal", "--", "ls"]);
+    assert!(e
+        .run(&["session", "create", "--id", "t1", "--audience", "team"])
+        .status
+        .success());
+    let out = e.run(&[
+        "check",
+        "--session",
+        "t1",
+        "--audience",
+        "personal",
+        "--",
+        "ls",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("audience_escalation"));
-    let out = e.run(&["session", "create", "--id", "t2", "--parent", "t1", "--audience", "personal"]);
+    let out = e.run(&[
+        "session",
+        "create",
+        "--id",
+        "t2",
+        "--parent",
+        "t1",
+        "--audience",
+        "personal",
+    ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out).contains("audience_escalation"));
     // Without parent or audience a session is public: shell is denied.
     assert!(e.run(&["session", "create", "--id", "p1"]).status.success());
     let (code, d) = e.check(&["--session", "p1"], "ls");
-    assert_eq!((code, d["reason"].as_str()), (11, Some("tool_denied_by_approval_policy")));
+    assert_eq!(
+        (code, d["reason"].as_str()),
+        (11, Some("tool_denied_by_approval_policy"))
+    );
 }
 
 #[test]
 fn usage_errors_exit_2() {
     let e = env();
-    assert_eq!(e.run(&["check", "--audience", "root", "--", "ls"]).status.code(), Some(2));
-    assert_eq!(e.run(&["check", "--session", "bad id!", "--", "ls"]).status.code(), Some(2));
+    assert_eq!(
+        e.run(&["check", "--audience", "root", "--", "ls"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        e.run(&["check", "--session", "bad id!", "--", "ls"])
+            .status
+            .code(),
+        Some(2)
+    );
     assert_eq!(e.run(&["check", "--bogus"]).status.code(), Some(2));
 }
 
@@ -149,27 +239,64 @@ fn policy_file_modes_and_custom_deny() {
     let (code, d) = e.check(&["--cwd", &e.proj], "make deploy");
     assert_eq!((code, d["reason"].as_str()), (0, Some("tool_auto")));
     let (code, d) = e.check(&["--cwd", &e.proj], "docker rm -f web");
-    assert_eq!((code, d["reason"].as_str()), (11, Some("hard_deny_custom_deny")));
+    assert_eq!(
+        (code, d["reason"].as_str()),
+        (11, Some("hard_deny_custom_deny"))
+    );
     // auto never skips hard deny or protected paths.
     let (code, _) = e.check(&["--cwd", &e.proj], "rm -rf /");
     assert_eq!(code, 11);
-    let (code, d) = e.check(&["--cwd", &e.proj], "cat ~/.shellgate/config/tool-approvals.json");
+    let (code, d) = e.check(
+        &["--cwd", &e.proj],
+        "cat ~/.shellgate/config/tool-approvals.json",
+    );
     assert_eq!((code, d["reason"].as_str()), (11, Some("protected_path")));
 }
 
 #[test]
 fn user_safe_verbs_are_additive() {
     let e = env();
-    let args = ["--cwd", &e.proj, "--project-dir", &e.proj, "--session", "s1"];
+    let args = [
+        "--cwd",
+        &e.proj,
+        "--project-dir",
+        &e.proj,
+        "--session",
+        "s1",
+    ];
     let (code, _) = e.check(&args, "cargo tree");
     assert_eq!(code, 10);
     std::fs::create_dir_all(format!("{}/config", e.gate)).unwrap();
-    std::fs::write(format!("{}/config/safe-verbs.linux.json", e.gate), "{\"verbs\": [\"cargo tree\"]}").unwrap();
+    std::fs::write(
+        format!("{}/config/safe-verbs.linux.json", e.gate),
+        "{\"verbs\": [\"cargo tree\"]}",
+    )
+    .unwrap();
     let (code, d) = e.check(&args, "cargo tree");
-    assert_eq!((code, d["reason"].as_str()), (0, Some("safe_verb_in_safe_space")));
+    assert_eq!(
+        (code, d["reason"].as_str()),
+        (0, Some("safe_verb_in_safe_space"))
+    );
     // A malformed file is a warning; the bundled list still applies.
-    std::fs::write(format!("{}/config/safe-verbs.linux.json", e.gate), "{not json").unwrap();
-    let out = e.run(&["check", "--json", "--os", "linux", "--cwd", &e.proj, "--project-dir", &e.proj, "--session", "s1", "--", "ls"]);
+    std::fs::write(
+        format!("{}/config/safe-verbs.linux.json", e.gate),
+        "{not json",
+    )
+    .unwrap();
+    let out = e.run(&[
+        "check",
+        "--json",
+        "--os",
+        "linux",
+        "--cwd",
+        &e.proj,
+        "--project-dir",
+        &e.proj,
+        "--session",
+        "s1",
+        "--",
+        "ls",
+    ]);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("warning"));
 }
@@ -177,7 +304,15 @@ fn user_safe_verbs_are_additive() {
 #[test]
 fn always_here_skips_too_broad_directories() {
     let e = env();
-    let out = e.run(&["decide", "--option", "approve_always", "--cwd", &e.proj, "--", "cat /etc/hosts && make build"]);
+    let out = e.run(&[
+        "decide",
+        "--option",
+        "approve_always",
+        "--cwd",
+        &e.proj,
+        "--",
+        "cat /etc/hosts && make build",
+    ]);
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     assert!(t.contains("Skipped (too broad): cat in /etc"), "{t}");

@@ -17,6 +17,7 @@ pub mod pathlike;
 pub mod policy;
 pub mod prompt;
 pub mod protected;
+pub mod render;
 pub mod safe_verbs;
 pub mod state;
 pub mod store;
