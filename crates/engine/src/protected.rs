@@ -197,43 +197,64 @@ impl Protected {
     /// The lexical path and, when different, the path with symlinks
     /// resolved (for the longest existing prefix).
     fn variants(&self, path: &str) -> Vec<String> {
-        let mut v = vec![path.to_string()];
-        let cached = self.resolved.borrow().get(path).cloned();
-        let real = match cached {
-            Some(r) => r,
-            None => {
-                let r = resolve_links(path);
-                self.resolved
-                    .borrow_mut()
-                    .insert(path.to_string(), r.clone());
-                r
-            }
-        };
+        let real = self.resolve(path);
         if real != path {
-            v.push(real);
+            vec![path.to_string(), real]
+        } else {
+            vec![path.to_string()]
         }
-        v
     }
-}
 
-/// Resolve symlinks in the longest existing prefix of `path`.
-pub fn resolve_links(path: &str) -> String {
-    let mut prefix = path.to_string();
-    let mut rest: Vec<String> = Vec::new();
-    loop {
-        if let Ok(real) = std::fs::canonicalize(&prefix) {
-            let mut out = real.to_string_lossy().to_string();
-            for r in rest.iter().rev() {
-                out.push('/');
-                out.push_str(r);
+    /// Resolve symlinks along `path` (normalized, absolute), reusing the
+    /// resolutions of its ancestors done earlier in this evaluation: touches
+    /// share the working directory, so most cost one `lstat`.
+    fn resolve(&self, path: &str) -> String {
+        if let Some(r) = self.resolved.borrow().get(path) {
+            return r.clone();
+        }
+        // Ancestors not resolved yet, nearest first.
+        let mut pending: Vec<String> = Vec::new();
+        let mut cur = path.to_string();
+        let mut base = loop {
+            if let Some(r) = self.resolved.borrow().get(&cur) {
+                break r.clone();
             }
-            return paths::normalize(&out);
+            if cur == "/" {
+                break "/".to_string();
+            }
+            pending.push(cur.clone());
+            cur = paths::parent(&cur);
+        };
+        // `missing`: an ancestor does not exist, so nothing below does.
+        let mut missing = false;
+        while let Some(lexical) = pending.pop() {
+            let seg = basename(&lexical);
+            let candidate = if base == "/" {
+                format!("/{seg}")
+            } else {
+                format!("{base}/{seg}")
+            };
+            let next = if missing {
+                candidate
+            } else {
+                match std::fs::symlink_metadata(&candidate) {
+                    Ok(m) if m.file_type().is_symlink() => {
+                        match std::fs::canonicalize(&candidate) {
+                            Ok(r) => paths::normalize(&r.to_string_lossy()),
+                            Err(_) => candidate,
+                        }
+                    }
+                    Ok(_) => candidate,
+                    Err(_) => {
+                        missing = true;
+                        candidate
+                    }
+                }
+            };
+            self.resolved.borrow_mut().insert(lexical, next.clone());
+            base = next;
         }
-        if prefix == "/" || prefix.is_empty() {
-            return path.to_string();
-        }
-        rest.push(basename(&prefix).to_string());
-        prefix = paths::parent(&prefix);
+        base
     }
 }
 
