@@ -5,7 +5,10 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use shellgate_engine::analyze::{analyze, Env};
 use shellgate_engine::config::PolicyConfig;
-use shellgate_engine::policy::{evaluate, Context, NoLookups, Policy, Request};
+use shellgate_engine::display::display;
+use shellgate_engine::parse::parse;
+use shellgate_engine::policy::{evaluate, Context, GrantRef, Lookups, NoLookups, Policy, Request};
+use shellgate_engine::store::Store;
 use shellgate_engine::{Audience, Channel, Os};
 
 const TYPICAL: &[&str] = &[
@@ -85,5 +88,107 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// Lookups over a loaded store (grant matching cost only).
+struct StoreLookups<'a> {
+    store: &'a Store,
+    home: &'a str,
+}
+
+impl Lookups for StoreLookups<'_> {
+    fn persistent_grant(&self, audience: Audience, tool: &str, verb: &str, dir: Option<&str>) -> Option<GrantRef> {
+        self.store
+            .find(audience, tool, verb, dir, self.home, Os::Linux)
+            .map(|g| GrantRef { verb: g.verb, directory: g.directory })
+    }
+    fn session_grant(&self, _: Audience, _: &str, _: &str, _: Option<&str>) -> Option<GrantRef> {
+        None
+    }
+    fn take_once(&self, _: &str, _: &str, _: Option<&str>) -> bool {
+        false
+    }
+}
+
+fn letters(mut n: usize) -> String {
+    let mut s = String::new();
+    loop {
+        s.push((b'a' + (n % 26) as u8) as char);
+        n /= 26;
+        if n == 0 {
+            return s;
+        }
+    }
+}
+
+fn bench_grants(c: &mut Criterion) {
+    let t = tempfile::tempdir().expect("tempdir");
+    let root = t.path().to_string_lossy().to_string();
+    let home = format!("{root}/home");
+    let proj = format!("{home}/p");
+    std::fs::create_dir_all(&proj).expect("mkdir");
+    std::fs::create_dir_all(format!("{home}/.shellgate/sessions/s1")).expect("mkdir");
+    let ctx = Context {
+        session: "s1".into(),
+        audience: Audience::Personal,
+        channel: Channel::Interactive,
+        os: Os::Linux,
+        project_dir: None,
+        session_dir: format!("{home}/.shellgate/sessions/s1"),
+        home: home.clone(),
+        gate_home: format!("{home}/.shellgate"),
+    };
+    let policy = Policy::new(PolicyConfig::default(), &[]);
+    let req = Request {
+        tool: "shell_execute".into(),
+        command: "make build".into(),
+        working_directory: Some(proj.clone()),
+    };
+    let mut g = c.benchmark_group("grants");
+    for n in [0usize, 10, 1_000, 100_000] {
+        // n grants for unrelated verbs (half folder, half anywhere), plus
+        // the one that matters.
+        let mut entries: Vec<serde_json::Value> = (0..n)
+            .map(|i| {
+                if i % 2 == 0 {
+                    serde_json::json!({"verb": format!("tool-{} run", letters(i)), "directory": format!("{home}/r/{}", letters(i))})
+                } else {
+                    serde_json::json!({"verb": format!("tool-{} run", letters(i))})
+                }
+            })
+            .collect();
+        entries.push(serde_json::json!({"verb": "make build", "directory": proj}));
+        let doc = serde_json::json!({"version": 2, "audiences": {"personal": {"shell_execute": entries}}});
+        let path = format!("{root}/grants-{n}.json");
+        std::fs::write(&path, serde_json::to_string(&doc).expect("json")).expect("write");
+        let (store, _) = Store::load(std::path::Path::new(&path)).expect("load");
+        let lookups = StoreLookups { store: &store, home: &home };
+        g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
+            b.iter(|| {
+                let d = evaluate(&policy, black_box(&req), &ctx, &lookups);
+                assert_eq!(d.reason, "granted");
+            })
+        });
+    }
+    g.finish();
+}
+
+fn bench_text(c: &mut Criterion) {
+    let env = Env { home: "/home/u".into() };
+    let script: String = (0..120)
+        .map(|i| format!("cp src/file{i}.txt build/out{i}.txt && echo copied {i}\n"))
+        .collect::<String>()
+        .chars()
+        .take(4096)
+        .collect();
+    let nested = format!("echo {}hi{}", "$(echo ".repeat(8), ")".repeat(8));
+    let mut g = c.benchmark_group("long");
+    g.bench_function("script_4k", |b| b.iter(|| analyze(black_box(&script), Some("/home/u/p"), &env)));
+    g.bench_function("nested_substitutions_8", |b| b.iter(|| analyze(black_box(&nested), Some("/home/u/p"), &env)));
+    g.bench_function("display_multiline_4k", |b| {
+        let parsed = parse(&script, 0).ok();
+        b.iter(|| display(black_box(&script), parsed.as_ref()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_grants, bench_text);
 criterion_main!(benches);
