@@ -301,9 +301,17 @@ impl StateDb {
     /// after a crash (a power loss may drop the last commits, never corrupt
     /// the file) and saves an fsync per write: the audit log is written on
     /// every hook call, which must stay fast.
+    ///
+    /// Short-lived processes (one per hook call) also skip the checkpoint
+    /// SQLite runs when the last connection closes; the WAL is checkpointed
+    /// automatically once it grows past its limit.
     fn relax_sync(&self) -> Result<(), StateError> {
         self.conn
             .pragma_update(None, "synchronous", "NORMAL")
+            .map_err(|e| self.err(e))?;
+        self.conn
+            .set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+            .map(|_| ())
             .map_err(|e| self.err(e))
     }
 
