@@ -300,5 +300,5 @@ fn parse_scope(s: &str) -> Option<(String, Option<String>)> {
     if verb.is_empty() || dir.is_empty() {
         return None;
     }
-    Some((verb.to_string(), Some(dir.to_string())))
+    Some((verb.to_string(), paths::normalize_stored_dir(dir)))
 }

@@ -8,7 +8,45 @@ use shellgate_engine::policy::Request;
 use crate::edge::{self, Edge, Homes};
 use crate::CallArgs;
 
+/// ANSI colour when stdout is a terminal and `NO_COLOR` is unset.
+struct Paint(bool);
+
+impl Paint {
+    fn detect() -> Paint {
+        use std::io::IsTerminal;
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        Paint(std::io::stdout().is_terminal() && !no_color)
+    }
+
+    fn wrap(&self, code: &str, text: &str) -> String {
+        if self.0 {
+            format!("\u{1b}[{code}m{text}\u{1b}[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    fn decision(&self, d: &str) -> String {
+        let code = match d {
+            "allow" => "1;32",
+            "ask" => "1;33",
+            _ => "1;31",
+        };
+        self.wrap(code, d)
+    }
+
+    fn status(&self, st: &str) -> String {
+        let code = match st {
+            "unapproved" => "33",
+            "safe" | "granted" | "granted_session" => "32",
+            _ => "2",
+        };
+        self.wrap(code, st)
+    }
+}
+
 pub fn run(homes: &Homes, a: &CallArgs) -> Result<u8> {
+    let paint = Paint::detect();
     let policy = edge::load_policy(homes)?;
     let mut edge = Edge::new(homes.clone());
     edge.consume_once = false;
@@ -66,7 +104,7 @@ pub fn run(homes: &Homes, a: &CallArgs) -> Result<u8> {
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default();
-            let mut line = format!("  - {} in {dir}: {status}", c.verb);
+            let mut line = format!("  - {} in {dir}: {}", c.verb, paint.status(&status));
             if let Some(g) = &c.grant {
                 match &g.directory {
                     Some(gd) => line.push_str(&format!(" (grant: {} in {gd})", g.verb)),
@@ -79,7 +117,9 @@ pub fn run(homes: &Homes, a: &CallArgs) -> Result<u8> {
     }
     s.push_str(&format!(
         "Decision: {} ({}): {}\n",
-        d.decision, d.reason, d.message
+        paint.decision(d.decision),
+        d.reason,
+        d.message
     ));
     if let Some(p) = &d.prompt {
         s.push_str(&format!("Prompt: {}\n", p.header));
