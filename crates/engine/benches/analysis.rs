@@ -95,10 +95,19 @@ struct StoreLookups<'a> {
 }
 
 impl Lookups for StoreLookups<'_> {
-    fn persistent_grant(&self, audience: Audience, tool: &str, verb: &str, dir: Option<&str>) -> Option<GrantRef> {
+    fn persistent_grant(
+        &self,
+        audience: Audience,
+        tool: &str,
+        verb: &str,
+        dir: Option<&str>,
+    ) -> Option<GrantRef> {
         self.store
             .find(audience, tool, verb, dir, self.home, Os::Linux)
-            .map(|g| GrantRef { verb: g.verb, directory: g.directory })
+            .map(|g| GrantRef {
+                verb: g.verb,
+                directory: g.directory,
+            })
     }
     fn session_grant(&self, _: Audience, _: &str, _: &str, _: Option<&str>) -> Option<GrantRef> {
         None
@@ -160,7 +169,10 @@ fn bench_grants(c: &mut Criterion) {
         let path = format!("{root}/grants-{n}.json");
         std::fs::write(&path, serde_json::to_string(&doc).expect("json")).expect("write");
         let (store, _) = Store::load(std::path::Path::new(&path)).expect("load");
-        let lookups = StoreLookups { store: &store, home: &home };
+        let lookups = StoreLookups {
+            store: &store,
+            home: &home,
+        };
         g.bench_with_input(BenchmarkId::from_parameter(n), &n, |b, _| {
             b.iter(|| {
                 let d = evaluate(&policy, black_box(&req), &ctx, &lookups);
@@ -172,7 +184,9 @@ fn bench_grants(c: &mut Criterion) {
 }
 
 fn bench_text(c: &mut Criterion) {
-    let env = Env { home: "/home/u".into() };
+    let env = Env {
+        home: "/home/u".into(),
+    };
     let script: String = (0..120)
         .map(|i| format!("cp src/file{i}.txt build/out{i}.txt && echo copied {i}\n"))
         .collect::<String>()
@@ -181,8 +195,12 @@ fn bench_text(c: &mut Criterion) {
         .collect();
     let nested = format!("echo {}hi{}", "$(echo ".repeat(8), ")".repeat(8));
     let mut g = c.benchmark_group("long");
-    g.bench_function("script_4k", |b| b.iter(|| analyze(black_box(&script), Some("/home/u/p"), &env)));
-    g.bench_function("nested_substitutions_8", |b| b.iter(|| analyze(black_box(&nested), Some("/home/u/p"), &env)));
+    g.bench_function("script_4k", |b| {
+        b.iter(|| analyze(black_box(&script), Some("/home/u/p"), &env))
+    });
+    g.bench_function("nested_substitutions_8", |b| {
+        b.iter(|| analyze(black_box(&nested), Some("/home/u/p"), &env))
+    });
     g.bench_function("display_multiline_4k", |b| {
         let parsed = parse(&script, 0).ok();
         b.iter(|| display(black_box(&script), parsed.as_ref()))

@@ -310,7 +310,10 @@ impl StateDb {
             .pragma_update(None, "synchronous", "NORMAL")
             .map_err(|e| self.err(e))?;
         self.conn
-            .set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+            .set_db_config(
+                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+                true,
+            )
             .map(|_| ())
             .map_err(|e| self.err(e))
     }
