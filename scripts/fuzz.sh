@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../fuzz"
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(analyze decide store policy_toml)
+[ ${#targets[@]} -gt 0 ] || targets=(analyze decide store policy_toml hooks)
 seeds=$(mktemp -d)
 trap 'rm -rf "$seeds"' EXIT
 python3 - "$seeds" <<'PY'
@@ -24,6 +24,10 @@ for t in ("analyze", "decide"):
         open(f"{root}/{t}/s{i}", "w", encoding="utf-8").write(l)
 os.makedirs(f"{root}/store", exist_ok=True)
 open(f"{root}/store/s0", "w").write('// c\n{"version": 2, "audiences": {"personal": {"shell_execute": [{"verb": "git status", "directory": null,}, {"verb": "x", "directory": "~/r"}]}}}')
+os.makedirs(f"{root}/hooks", exist_ok=True)
+open(f"{root}/hooks/s0", "w").write('{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git status && rm -rf build"},"cwd":"/tmp"}')
+open(f"{root}/hooks/s1", "w").write('{"session_id":"s1","tool_name":"run_shell_command","tool_input":{"command":"ls","dir_path":"sub"},"cwd":"/tmp"}')
+open(f"{root}/hooks/s2", "w").write('{"session_id":"s1","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\\n*** Add File: a.txt\\n+x\\n*** End Patch"},"cwd":"/tmp"}')
 os.makedirs(f"{root}/policy_toml", exist_ok=True)
 open(f"{root}/policy_toml/s0", "w").write('[audiences.personal]\ndefault_mode = "auto"\n[[hard_deny]]\nverb = "docker rm"\nreason = "x"\n')
 PY

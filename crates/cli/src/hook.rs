@@ -610,7 +610,22 @@ fn handle(homes: &Homes, host: Host, channel: Option<Channel>) -> Outcome {
         Ok(b) => b,
         Err(e) => return Outcome::Blocking(e),
     };
-    let value: Value = match serde_json::from_slice(&bytes) {
+    handle_bytes(homes, host, channel, &bytes)
+}
+
+/// Evaluate one event given as bytes; returns what the hook would print on
+/// stdout and its exit status. For fuzzing and embedding: no stdin, no
+/// panic guard (callers add their own).
+pub fn evaluate_event(homes: &Homes, host: Host, bytes: &[u8]) -> (Option<String>, u8) {
+    match handle_bytes(homes, host, None, bytes) {
+        Outcome::PassThrough => (None, 0),
+        Outcome::Blocking(_) => (None, 2),
+        Outcome::Decided(v, reason) => (output_json(host, v, &reason), 0),
+    }
+}
+
+fn handle_bytes(homes: &Homes, host: Host, channel: Option<Channel>, bytes: &[u8]) -> Outcome {
+    let value: Value = match serde_json::from_slice(bytes) {
         Ok(v) => v,
         Err(e) => {
             return Outcome::Blocking(format!(
