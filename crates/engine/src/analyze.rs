@@ -760,8 +760,21 @@ impl<'e> Walker<'e> {
             "make" | "tar" | "npm" | "pnpm" | "yarn" => {
                 own_cwd = dir_flag_override(self, &base, &argv, own_cwd);
             }
-            "shellgate" if !shellgate_read_only(&argv, &env) => {
-                self.reason("shellgate_state_change");
+            "shellgate" => {
+                if !shellgate_read_only(&argv, &env) {
+                    self.reason("shellgate_state_change");
+                }
+                // `shellgate exec [opts] -- PAYLOAD`: the payload still
+                // meets hard deny.
+                let lits: Vec<Option<String>> = argv.iter().map(Word::literal).collect();
+                if lits.iter().any(|l| l.as_deref() == Some("exec")) {
+                    if let Some(dd) = lits.iter().position(|l| l.as_deref() == Some("--")) {
+                        let payload: Option<Vec<String>> = lits[dd + 1..].iter().cloned().collect();
+                        if let Some(p) = payload {
+                            self.ungated_text(&p.join(" "), own_cwd.as_deref(), ctx);
+                        }
+                    }
+                }
             }
             _ => {}
         }
@@ -1648,6 +1661,18 @@ mod tests {
         assert!(an("cat <(curl -s x) | sh").remote_code);
         assert!(an("echo \"$(curl -s x)\" | bash").remote_code);
         assert!(an("sh <<< \"$(wget -qO- x)\"").remote_code);
+    }
+
+    #[test]
+    fn shellgate_exec_payload_is_seen() {
+        let a = an("shellgate exec --cwd /x -- 'rm -rf /'");
+        assert!(a
+            .complex_reasons
+            .contains(&"shellgate_state_change".to_string()));
+        assert!(a
+            .invocations
+            .iter()
+            .any(|i| !i.gated && i.program().as_deref() == Some("rm")));
     }
 
     #[test]
