@@ -15,6 +15,7 @@ pub mod session;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use shellgate_engine::{Audience, Channel, Os};
@@ -178,37 +179,69 @@ pub fn main_entry() -> ExitCode {
             .unwrap_or_default();
         eprintln!("shellgate: internal error{at}");
     }));
-    // The analysis refuses deep nesting before parsing; a generous stack is
-    // a second line of defence against parser recursion.
-    let worker = std::thread::Builder::new()
-        .name("shellgate".into())
-        .stack_size(256 * 1024 * 1024)
-        .spawn(run);
-    let code = match worker {
-        Ok(handle) => match handle.join() {
-            Ok(code) => code,
-            Err(_) => {
-                eprintln!("shellgate: internal error (panic); failing closed");
-                1
-            }
-        },
-        Err(e) => {
-            eprintln!("shellgate: cannot start: {e}");
-            1
-        }
-    };
-    ExitCode::from(code)
-}
-
-fn run() -> u8 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
-            return code;
+            return ExitCode::from(code);
         }
     };
+    // A gate that hangs is as bad as one that crashes (hosts time the hook
+    // out and may let the call through): one-shot evaluations run under a
+    // watchdog and fail closed when it fires.
+    let watchdog: Option<(Duration, u8)> = match &cli.command {
+        Cmd::Hook(_) => Some((WATCHDOG, 2)),
+        Cmd::Check(a) if a.batch.is_none() => Some((WATCHDOG, 1)),
+        Cmd::Explain(_) | Cmd::Decide(_) => Some((WATCHDOG, 1)),
+        _ => None,
+    };
+    let (tx, rx) = std::sync::mpsc::channel::<u8>();
+    // The analysis refuses deep nesting before parsing; a generous stack is
+    // a second line of defence against parser recursion.
+    let worker = std::thread::Builder::new()
+        .name("shellgate".into())
+        .stack_size(256 * 1024 * 1024)
+        .spawn(move || {
+            let code = run(cli);
+            let _ = tx.send(code);
+        });
+    if let Err(e) = worker {
+        eprintln!("shellgate: cannot start: {e}");
+        return ExitCode::from(1);
+    }
+    let received = match watchdog {
+        Some((limit, _)) => rx
+            .recv_timeout(limit)
+            .map_err(|e| matches!(e, std::sync::mpsc::RecvTimeoutError::Timeout)),
+        None => rx.recv().map_err(|_| false),
+    };
+    let code = match received {
+        Ok(code) => code,
+        Err(true) => {
+            let code = watchdog.map(|(_, c)| c).unwrap_or(1);
+            eprintln!(
+                "shellgate: the evaluation did not finish within {} s; failing closed",
+                WATCHDOG.as_secs()
+            );
+            code
+        }
+        Err(false) => {
+            eprintln!("shellgate: internal error (panic); failing closed");
+            if matches!(watchdog, Some((_, 2))) {
+                2
+            } else {
+                1
+            }
+        }
+    };
+    ExitCode::from(code)
+}
+
+/// Time limit of a one-shot evaluation (hosts give hooks 30–60 s).
+const WATCHDOG: Duration = Duration::from_secs(10);
+
+fn run(cli: Cli) -> u8 {
     let homes = edge::Homes::resolve(cli.home.as_deref());
     let result = match cli.command {
         Cmd::Check(a) => check::run(&homes, &a),

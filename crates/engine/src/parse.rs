@@ -30,6 +30,10 @@ pub fn parse(src: &str, base: usize) -> Result<Script, ParseFailure> {
     if raw_nesting(src) > MAX_RAW_NESTING {
         return Err(ParseFailure::TooDeep);
     }
+    if has_empty_heredoc_delimiter(src) {
+        // brush-parser 0.4 loops forever on `<<""` (fuzzer finding).
+        return Err(ParseFailure::Syntax("empty here-document delimiter".into()));
+    }
     if has_oversized_io_number(src) {
         // brush-parser 0.4 unwraps the fd number of `NNNN<` as an i32 and
         // panics on overflow (found by fuzzing): refuse it as a syntax error.
@@ -58,6 +62,45 @@ pub fn parse(src: &str, base: usize) -> Result<Script, ParseFailure> {
         conv.list_into(cc, &mut script)?;
     }
     Ok(script)
+}
+
+/// `<<` (or `<<-`) followed by a delimiter made only of quotes (`""`,
+/// `''`, `$''`): an empty delimiter.
+fn has_empty_heredoc_delimiter(src: &str) -> bool {
+    let b = src.as_bytes();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] == b'<' && b[i + 1] == b'<' {
+            let mut j = i + 2;
+            if j < b.len() && b[j] == b'<' {
+                // here-string
+                i = j + 1;
+                continue;
+            }
+            if j < b.len() && b[j] == b'-' {
+                j += 1;
+            }
+            while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
+                j += 1;
+            }
+            let start = j;
+            while j < b.len() && matches!(b[j], b'"' | b'\'' | b'$') {
+                j += 1;
+            }
+            let ends = j >= b.len()
+                || matches!(
+                    b[j],
+                    b' ' | b'\t' | b'\n' | b'\r' | b';' | b'&' | b'|' | b')' | b'<' | b'>'
+                );
+            if j > start && ends && b[start..j].iter().any(|c| *c == b'"' || *c == b'\'') {
+                return true;
+            }
+            i = j.max(i + 2);
+        } else {
+            i += 1;
+        }
+    }
+    false
 }
 
 /// A run of more than 9 digits directly before a redirect operator.
@@ -615,6 +658,16 @@ mod tests {
         let slow = format!("{}x|y{}z", "((((((((( a|b|".repeat(3), "]".repeat(40));
         assert_eq!(parse(&slow, 0).unwrap_err(), ParseFailure::TooDeep);
         assert!(parse("echo $(( (1 + 2) * 3 ))", 0).is_ok());
+    }
+
+    #[test]
+    fn empty_heredoc_delimiters_do_not_hang() {
+        // Fuzzer finding: brush-parser loops on `<<""` followed by a blank.
+        assert!(parse("a<<\"\" ", 0).is_err());
+        assert!(parse("x=\"\"<<''  ", 0).is_err());
+        assert!(parse("cat <<-\"\"\nx\n", 0).is_err());
+        assert!(parse("cat <<'EOF'\nx\nEOF", 0).is_ok());
+        assert!(parse("cat <<< \"\"", 0).is_ok());
     }
 
     #[test]
