@@ -345,3 +345,61 @@ fn batch_mixes_raw_lines_and_json_calls() {
     assert_eq!(lines[3]["reason"], "safe_verb_in_safe_space");
     assert_eq!(lines[4]["command"], "not {json");
 }
+
+#[test]
+fn session_show_and_set_project_dir() {
+    let e = env();
+    assert!(e
+        .run(&["session", "create", "--id", "w1", "--audience", "personal"])
+        .status
+        .success());
+    let (code, _) = e.check(&["--session", "w1", "--cwd", &e.proj], "ls");
+    assert_eq!(code, 10, "no project declared: ls asks");
+    let out = e.run(&[
+        "session",
+        "set-project-dir",
+        "w1",
+        &format!("{}/missing", e.proj),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let out = e.run(&["session", "set-project-dir", "w1", &e.proj]);
+    assert!(out.status.success(), "{}", text(&out));
+    let (code, d) = e.check(&["--session", "w1"], "ls");
+    assert_eq!(
+        (code, d["reason"].as_str()),
+        (0, Some("safe_verb_in_safe_space"))
+    );
+    let out = e.run(&["session", "show", "w1"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["project_dir"].as_str(), Some(e.proj.as_str()));
+    assert_eq!(v["audience"], "personal");
+    // Public sessions cannot declare a project.
+    assert!(e
+        .run(&["session", "create", "--id", "pub1", "--audience", "public"])
+        .status
+        .success());
+    let out = e.run(&["session", "set-project-dir", "pub1", &e.proj]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(e.run(&["session", "show", "nosuch"]).status.code(), Some(1));
+}
+
+#[test]
+fn explain_is_plain_without_a_terminal() {
+    let e = env();
+    let out = e.run(&[
+        "explain",
+        "--cwd",
+        &e.proj,
+        "--",
+        "timeout 5 make build > /tmp/log",
+    ]);
+    assert_eq!(out.status.code(), Some(10));
+    let t = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(!t.contains('\u{1b}'), "no colour when not a terminal: {t}");
+    assert!(t.contains("unwrapped from timeout"), "{t}");
+    assert!(t.contains("make build in /tmp: unapproved"), "{t}");
+    assert!(
+        t.contains("Prompt: Approve make build in 2 directories?"),
+        "{t}"
+    );
+}
