@@ -352,6 +352,82 @@ fn pty_always_here_then_no_question() {
     );
 }
 
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .output()
+        .expect("git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The scenario exactly: `shellgate exec -- git push origin main`
+/// asks, "Always here" is chosen, the push runs (to a local bare remote),
+/// and the second run needs no answer.
+#[test]
+fn pty_git_push_always_here_then_no_question() {
+    if Command::new("git").arg("--version").output().is_err() {
+        eprintln!("git not installed; skipped");
+        return;
+    }
+    let e = Env::new();
+    let remote = e.work.join("origin.git");
+    git(
+        &e.work,
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "main",
+            remote.to_str().unwrap(),
+        ],
+    );
+    git(&e.work, &["init", "-q", "-b", "main"]);
+    git(
+        &e.work,
+        &["remote", "add", "origin", remote.to_str().unwrap()],
+    );
+    git(&e.work, &["add", "deploy.sh"]);
+    git(&e.work, &["commit", "-q", "-m", "first"]);
+    let work = e.work_str();
+    let mut p = e.pty(&["git push origin main"]);
+    p.exp_string(&format!("Approve git push origin main in {work}?"))
+        .unwrap();
+    p.exp_string("c) Always here").unwrap();
+    p.send("c").unwrap();
+    p.flush().unwrap();
+    p.exp_string(&format!("Saved: git push origin main in {work}"))
+        .unwrap();
+    p.exp_eof().unwrap();
+    assert_eq!(exit_status(&p), 0);
+    // The push happened.
+    let head = Command::new("git")
+        .args(["--git-dir", remote.to_str().unwrap(), "rev-parse", "main"])
+        .output()
+        .unwrap();
+    assert!(
+        head.status.success(),
+        "the remote has no main branch: the push did not run"
+    );
+
+    // Second run: granted, no question.
+    let mut p = e.pty(&["git push origin main"]);
+    let out = p.exp_eof().unwrap();
+    assert_eq!(exit_status(&p), 0);
+    assert!(!out.contains("Approve"), "asked again: {out}");
+}
+
 #[test]
 fn pty_ctrl_c_denies() {
     let e = Env::new();
