@@ -72,7 +72,15 @@ impl Word {
             unparsed: false,
             proc_subst: false,
         };
-        // Contain any panic of the word parser (treated as unparsed).
+        // brush-parser 0.4 unwraps numbers it parses out of `~+N`, `~-N`
+        // and `{a..b}` and panics when they overflow (fuzzer finding):
+        // such words are not handed to it.
+        if has_overflowing_number(raw) {
+            w.unparsed = true;
+            w.segs.push(Seg::Dynamic);
+            return w;
+        }
+        // Contain any other panic of the word parser (treated as unparsed).
         let parsed = std::panic::catch_unwind(|| bw::parse(raw, &options()));
         match parsed {
             Ok(Ok(pieces)) => {
@@ -324,6 +332,25 @@ impl Word {
     pub fn has_line_break(&self) -> bool {
         self.raw.contains(['\n', '\r'])
     }
+}
+
+/// A run of 18+ digits in a word that also has `~` or `{`.
+fn has_overflowing_number(raw: &str) -> bool {
+    if !raw.contains(['~', '{']) {
+        return false;
+    }
+    let mut run = 0;
+    for c in raw.chars() {
+        if c.is_ascii_digit() {
+            run += 1;
+            if run >= 18 {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
 }
 
 fn options() -> ParserOptions {
@@ -583,6 +610,15 @@ mod tests {
         assert_eq!(w.substs.len(), 1);
         let w = Word::analyze("${a[$(id)]}", 0);
         assert_eq!(w.substs.len(), 1);
+    }
+
+    #[test]
+    fn overflowing_numbers_are_unparsed_not_panics() {
+        // Fuzzer findings: brush-parser unwrapped these.
+        assert!(Word::analyze("~+99999999999999999999", 0).unparsed);
+        assert!(Word::analyze("~-99999999999999999999/x", 0).unparsed);
+        assert!(Word::analyze("{1..99999999999999999999}", 0).unparsed);
+        assert!(!Word::analyze("~/x", 0).unparsed);
     }
 
     #[test]
