@@ -268,6 +268,19 @@ pub fn for_invocation(
         });
     }
 
+    // A per-command directory flag (`tar -C DIR`, `git -C DIR`…) names the
+    // effective directory itself: it is an operand (extracting into it
+    // writes below it), already resolved.
+    if !dir_flag_words(&base, &inv.argv).is_empty() {
+        if let Some(c) = cwd {
+            operand_dirs.push(c.to_string());
+            touches.push(Touch {
+                path: c.to_string(),
+                kind: TouchKind::Operand,
+                scope: Scope::Exact,
+            });
+        }
+    }
     if path_aware {
         for w in path_aware_operands(&base, &inv.argv) {
             match r.resolve(&w, cwd) {
@@ -294,7 +307,11 @@ pub fn for_invocation(
         }
     } else {
         push_dir(&mut dirs, cwd.map(str::to_string));
-        for w in inv.argv.iter().skip(1) {
+        let skip = dir_flag_words(&base, &inv.argv);
+        for (i, w) in inv.argv.iter().enumerate().skip(1) {
+            if skip.contains(&i) {
+                continue;
+            }
             let candidate = if let Some(v) = value_word(w) {
                 v
             } else if w.literal().is_some_and(|v| v.starts_with('-')) {
@@ -370,10 +387,63 @@ pub fn for_invocation(
     })
 }
 
+/// `host:path` (scp, rsync): a remote location, not a local path.
+fn is_remote_spec(v: &str) -> bool {
+    match (v.find(':'), v.find('/')) {
+        (Some(c), Some(sl)) => c > 0 && c < sl && !v.starts_with(['/', '.', '~']),
+        (Some(c), None) => c > 0 && !v.starts_with(['/', '.', '~']),
+        _ => false,
+    }
+}
+
 fn push_dir(dirs: &mut Vec<Option<String>>, d: Option<String>) {
     if !dirs.contains(&d) {
         dirs.push(d);
     }
+}
+
+/// argv indices of the values of per-command directory flags (`git -C`,
+/// `make -C`, `tar -C`, `npm --prefix`…): the analysis already made them
+/// the command's effective directory, so they are not operands resolved
+/// against it again.
+fn dir_flag_words(base: &str, argv: &[Word]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let lit = |i: usize| argv.get(i).and_then(Word::literal).unwrap_or_default();
+    match base {
+        "git" => {
+            let mut i = 1;
+            while i < argv.len() {
+                match lit(i).as_str() {
+                    "-C" => {
+                        out.push(i);
+                        out.push(i + 1);
+                        i += 2;
+                    }
+                    "--git-dir" | "--work-tree" => i += 2,
+                    "--no-pager" | "--bare" => i += 1,
+                    s if s.starts_with("--git-dir=") || s.starts_with("--work-tree=") => i += 1,
+                    _ => break,
+                }
+            }
+        }
+        "make" | "tar" | "npm" | "pnpm" | "yarn" => {
+            let pkg = !matches!(base, "make" | "tar");
+            for i in 1..argv.len() {
+                let v = lit(i);
+                if v == "-C" || v == "--directory" || (pkg && v == "--prefix") {
+                    out.push(i);
+                    out.push(i + 1);
+                } else if v.starts_with("--directory=")
+                    || (pkg && v.starts_with("--prefix="))
+                    || (base == "make" && v.starts_with("-C") && v.len() > 2)
+                {
+                    out.push(i);
+                }
+            }
+        }
+        _ => {}
+    }
+    out
 }
 
 /// File operands of a path-aware verb (§5.2). Flag arity is never used to
@@ -402,8 +472,9 @@ pub fn path_aware_operands(base: &str, argv: &[Word]) -> Vec<Word> {
     let needs_skip = mode_verb || (pattern_verb && !explicit_pattern);
     let mut skipped_first = !needs_skip;
     let mut after_dashdash = false;
-    for w in argv.iter().skip(1) {
-        if w.proc_subst {
+    let skip = dir_flag_words(base, argv);
+    for (i, w) in argv.iter().enumerate().skip(1) {
+        if w.proc_subst || skip.contains(&i) {
             continue;
         }
         let lit = w.literal();
@@ -438,7 +509,7 @@ pub fn path_aware_operands(base: &str, argv: &[Word]) -> Vec<Word> {
         if lit.is_some() && !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()) {
             continue;
         }
-        if lit.is_some() && is_url(&v) {
+        if lit.is_some() && (is_url(&v) || is_remote_spec(&v)) {
             continue;
         }
         if !skipped_first {
