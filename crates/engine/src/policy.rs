@@ -395,7 +395,10 @@ pub fn evaluate(policy: &Policy, req: &Request, ctx: &Context, lookups: &dyn Loo
     let mut cands: Vec<CandState> = Vec::new();
     for (inv, cc) in analysis.invocations.iter().zip(per_inv.iter()) {
         let Some(c) = cc else { continue };
-        let qualifies = !analysis.is_complex() && safe.qualifies(inv) && !names_secret(&c.touches);
+        let qualifies = !analysis.is_complex()
+            && safe.qualifies(inv)
+            && !names_secret(&c.touches)
+            && !names_secret_object(inv);
         for d in &c.dirs {
             let safe_here = qualifies && d.as_deref().is_some_and(|dir| in_safe_space(dir, ctx));
             match cands.iter_mut().find(|x| x.verb == c.verb && &x.dir == d) {
@@ -568,6 +571,18 @@ fn names_secret(touches: &[Touch]) -> bool {
         matches!(t.kind, TouchKind::Operand | TouchKind::RedirectRead)
             && t.scope == Scope::Exact
             && secret_looking(basename(&t.path))
+    })
+}
+
+/// `git show REV:path/to/.env`: a secret-looking file read out of a
+/// revision (not a file operand, same concern).
+fn names_secret_object(inv: &analyze::Invocation) -> bool {
+    inv.argv.iter().skip(1).any(|w| {
+        let v = w.lossy_value();
+        match v.split_once(':') {
+            Some((_, path)) if !v.starts_with('-') => secret_looking(basename(path)),
+            _ => false,
+        }
     })
 }
 

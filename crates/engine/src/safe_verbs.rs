@@ -165,6 +165,17 @@ fn argument_rule_ok(argv: &[String]) -> bool {
         "sed" => sed_ok(args),
         "awk" => awk_ok(args),
         "git" => git_ok(args),
+        // [beyond] `date -s`/`date MMDDhhmm` and `hostname NAME` change the
+        // system; only their reading forms are safe.
+        "date" => !args.iter().any(|a| {
+            a == "-s"
+                || a.starts_with("--set")
+                || short_cluster_has(a, 's')
+                || (!a.starts_with('-') && !a.starts_with('+'))
+        }),
+        "hostname" => args.iter().all(|a| {
+            a.starts_with('-') && !matches!(a.as_str(), "-F" | "--file" | "-b" | "--boot")
+        }),
         _ => true,
     }
 }
@@ -448,5 +459,11 @@ mod tests {
         assert!(!safe("ls > out"));
         assert!(safe("ls 2>/dev/null"));
         assert!(safe("tr a-z A-Z"));
+        assert!(safe("date +%F"));
+        assert!(safe("date -u"));
+        assert!(!safe("date -s 2020-01-01"));
+        assert!(!safe("date 010112002020"));
+        assert!(safe("hostname -f"));
+        assert!(!safe("hostname newname"));
     }
 }
