@@ -64,41 +64,47 @@ pub fn parse(src: &str, base: usize) -> Result<Script, ParseFailure> {
     Ok(script)
 }
 
-/// `<<` (or `<<-`) followed by a delimiter made only of quotes (`""`,
-/// `''`, `$''`): an empty delimiter.
+/// `<<` (or `<<-`) whose delimiter is empty once quotes are removed and
+/// ASCII whitespace trimmed (`<<""`, `<<''`, `<<$'\r'`, `<<` + CR): brush
+/// 0.4 loops (and allocates) forever on those.
 fn has_empty_heredoc_delimiter(src: &str) -> bool {
     let b = src.as_bytes();
     let mut i = 0;
     while i + 1 < b.len() {
-        if b[i] == b'<' && b[i + 1] == b'<' {
-            let mut j = i + 2;
-            if j < b.len() && b[j] == b'<' {
-                // here-string
-                i = j + 1;
-                continue;
-            }
-            if j < b.len() && b[j] == b'-' {
-                j += 1;
-            }
-            while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
-                j += 1;
-            }
-            let start = j;
-            while j < b.len() && matches!(b[j], b'"' | b'\'' | b'$') {
-                j += 1;
-            }
-            let ends = j >= b.len()
-                || matches!(
-                    b[j],
-                    b' ' | b'\t' | b'\n' | b'\r' | b';' | b'&' | b'|' | b')' | b'<' | b'>'
-                );
-            if j > start && ends && b[start..j].iter().any(|c| *c == b'"' || *c == b'\'') {
-                return true;
-            }
-            i = j.max(i + 2);
-        } else {
+        if !(b[i] == b'<' && b[i + 1] == b'<') {
             i += 1;
+            continue;
         }
+        let mut j = i + 2;
+        if j < b.len() && b[j] == b'<' {
+            // here-string
+            i = j + 1;
+            continue;
+        }
+        if j < b.len() && b[j] == b'-' {
+            j += 1;
+        }
+        while j < b.len() && (b[j] == b' ' || b[j] == b'\t') {
+            j += 1;
+        }
+        let start = j;
+        while j < b.len()
+            && !matches!(
+                b[j],
+                b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
+            )
+        {
+            j += 1;
+        }
+        let word = &b[start..j];
+        let meaningful = word
+            .iter()
+            .any(|c| !matches!(c, b'"' | b'\'' | b'$' | b'\\') && !c.is_ascii_whitespace());
+        // An absent word (end of input, newline) is the parser's own error.
+        if !word.is_empty() && !meaningful {
+            return true;
+        }
+        i = j.max(i + 2);
     }
     false
 }
@@ -666,6 +672,8 @@ mod tests {
         assert!(parse("a<<\"\" ", 0).is_err());
         assert!(parse("x=\"\"<<''  ", 0).is_err());
         assert!(parse("cat <<-\"\"\nx\n", 0).is_err());
+        assert!(parse("<<\r ", 0).is_err());
+        assert!(parse("x <<$'\\r' y", 0).is_err());
         assert!(parse("cat <<'EOF'\nx\nEOF", 0).is_ok());
         assert!(parse("cat <<< \"\"", 0).is_ok());
     }
