@@ -34,6 +34,13 @@ pub fn parse(src: &str, base: usize) -> Result<Script, ParseFailure> {
         // brush-parser 0.4 loops forever on `<<""` (fuzzer finding).
         return Err(ParseFailure::Syntax("empty here-document delimiter".into()));
     }
+    if has_unterminated_heredoc_in_substitution(src) {
+        // brush-parser 0.4 allocates without bound on `$(cat <<  EOF ` with
+        // no line after it (fuzzer finding).
+        return Err(ParseFailure::Syntax(
+            "here-document without a body inside a substitution".into(),
+        ));
+    }
     if has_oversized_io_number(src) {
         // brush-parser 0.4 unwraps the fd number of `NNNN<` as an i32 and
         // panics on overflow (found by fuzzing): refuse it as a syntax error.
@@ -105,6 +112,66 @@ fn has_empty_heredoc_delimiter(src: &str) -> bool {
             return true;
         }
         i = j.max(i + 2);
+    }
+    false
+}
+
+/// A here-document operator inside `$( … )` with no line after it (so no
+/// body can follow). Quotes are followed well enough to ignore `<<` in
+/// quoted text.
+fn has_unterminated_heredoc_in_substitution(src: &str) -> bool {
+    #[derive(PartialEq)]
+    enum Ctx {
+        Code,
+        Double,
+    }
+    let chars: Vec<char> = src.chars().collect();
+    let mut stack: Vec<Ctx> = vec![Ctx::Code];
+    let mut subst_depth = 0usize;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let top_is_code = stack.last() == Some(&Ctx::Code);
+        match c {
+            '\\' => i += 1,
+            '\'' if top_is_code => {
+                i += 1;
+                while i < chars.len() && chars[i] != '\'' {
+                    i += 1;
+                }
+            }
+            '"' if top_is_code => stack.push(Ctx::Double),
+            '"' => {
+                stack.pop();
+                if stack.is_empty() {
+                    stack.push(Ctx::Code);
+                }
+            }
+            '$' if chars.get(i + 1) == Some(&'(') => {
+                stack.push(Ctx::Code);
+                subst_depth += 1;
+                i += 1;
+            }
+            ')' if top_is_code && subst_depth > 0 => {
+                stack.pop();
+                subst_depth -= 1;
+                if stack.is_empty() {
+                    stack.push(Ctx::Code);
+                }
+            }
+            '<' if chars.get(i + 1) == Some(&'<') && chars.get(i + 2) == Some(&'<') => {
+                // here-string
+                i += 2;
+            }
+            '<' if top_is_code && subst_depth > 0 && chars.get(i + 1) == Some(&'<') => {
+                if !chars[i..].contains(&'\n') {
+                    return true;
+                }
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
     }
     false
 }
@@ -673,6 +740,11 @@ mod tests {
         assert!(parse("x=\"\"<<''  ", 0).is_err());
         assert!(parse("cat <<-\"\"\nx\n", 0).is_err());
         assert!(parse("<<\r ", 0).is_err());
+        assert!(parse("$(cat <<  p ", 0).is_err());
+        assert!(parse("a $(<<\t\tp\t", 0).is_err());
+        assert!(parse("echo \"$(cat <<'EOF'\nx\nEOF\n)\"", 0).is_ok());
+        assert!(parse("echo \"a << b\" $(date)", 0).is_ok());
+        assert!(parse("echo $(cat <<< x)", 0).is_ok());
         assert!(parse("x <<$'\\r' y", 0).is_err());
         assert!(parse("cat <<'EOF'\nx\nEOF", 0).is_ok());
         assert!(parse("cat <<< \"\"", 0).is_ok());
