@@ -30,6 +30,10 @@ pub fn parse(src: &str, base: usize) -> Result<Script, ParseFailure> {
     if raw_nesting(src) > MAX_RAW_NESTING {
         return Err(ParseFailure::TooDeep);
     }
+    if src.contains('\0') {
+        // No shell command can contain a NUL byte.
+        return Err(ParseFailure::Syntax("NUL byte".into()));
+    }
     if has_empty_heredoc_delimiter(src) {
         // brush-parser 0.4 loops forever on `<<""` (fuzzer finding).
         return Err(ParseFailure::Syntax("empty here-document delimiter".into()));

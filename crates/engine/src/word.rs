@@ -75,7 +75,7 @@ impl Word {
         // brush-parser 0.4 unwraps numbers it parses out of `~+N`, `~-N`
         // and `{a..b}` and panics when they overflow (fuzzer finding):
         // such words are not handed to it.
-        if has_overflowing_number(raw) {
+        if has_overflowing_number(raw) || has_unbalanced_subscript(raw) {
             w.unparsed = true;
             w.segs.push(Seg::Dynamic);
             return w;
@@ -216,6 +216,10 @@ impl Word {
         if !text.contains(['$', '`']) {
             return;
         }
+        if has_overflowing_number(text) || has_unbalanced_subscript(text) {
+            self.unparsed = true;
+            return;
+        }
         match std::panic::catch_unwind(|| bw::parse(text, &options())) {
             Ok(Ok(pieces)) => {
                 let mut inner = Word::analyze("", 0);
@@ -332,6 +336,13 @@ impl Word {
     pub fn has_line_break(&self) -> bool {
         self.raw.contains(['\n', '\r'])
     }
+}
+
+/// A parameter expansion with more `[` than `]` (`${a[b}`): brush's word
+/// parser backtracks exponentially on repeats of it (fuzzer finding:
+/// six of them took over 10 s).
+fn has_unbalanced_subscript(raw: &str) -> bool {
+    raw.contains("${") && raw.matches('[').count() > raw.matches(']').count()
 }
 
 /// A run of 18+ digits in a word that also has `~` or `{`.
@@ -619,6 +630,8 @@ mod tests {
         assert!(Word::analyze("~-99999999999999999999/x", 0).unparsed);
         assert!(Word::analyze("{1..99999999999999999999}", 0).unparsed);
         assert!(!Word::analyze("~/x", 0).unparsed);
+        assert!(Word::analyze("${a[b}/${a[b}/${a[b}/${a[b}/${a[b}/${a[b}", 0).unparsed);
+        assert!(!Word::analyze("${a[0]}", 0).unparsed);
     }
 
     #[test]
