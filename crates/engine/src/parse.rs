@@ -6,7 +6,7 @@
 //! per nesting level and would overflow the stack on hostile input.
 
 use brush_parser::ast;
-use brush_parser::{Parser, ParserOptions};
+use brush_parser::Parser;
 
 use crate::syntax::*;
 use crate::word::Word;
@@ -15,7 +15,7 @@ use crate::word::Word;
 /// brush-parser backtracks exponentially on unclosed parentheses (found by
 /// fuzzing: 27 unclosed `(` took seconds), so the limit is kept low; the
 /// analysis follows nesting to depth 8 anyway.
-pub const MAX_RAW_NESTING: usize = 16;
+pub const MAX_RAW_NESTING: usize = 12;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParseFailure {
@@ -52,7 +52,7 @@ pub fn parse(src: &str, base: usize) -> Result<Script, ParseFailure> {
             "file descriptor number out of range".into(),
         ));
     }
-    let options = ParserOptions::default();
+    let options = crate::word::parser_options();
     // A panic inside the parser must never take the gate down (a crashed
     // hook lets the command through on most hosts): contain it.
     let parsed = std::panic::catch_unwind(|| {
@@ -228,6 +228,11 @@ pub fn raw_nesting(src: &str) -> usize {
             _ => {}
         }
         max = max.max(parens + braces + ticks);
+    }
+    if in_single {
+        // An unterminated quote hides nothing from the parser, which will
+        // backtrack through everything after it: count it all.
+        return raw_nesting(&src.replace('\'', " "));
     }
     max
 }
@@ -735,6 +740,9 @@ mod tests {
         let slow = format!("{}x|y{}z", "((((((((( a|b|".repeat(3), "]".repeat(40));
         assert_eq!(parse(&slow, 0).unwrap_err(), ParseFailure::TooDeep);
         assert!(parse("echo $(( (1 + 2) * 3 ))", 0).is_ok());
+        // Fuzzer finding: an unterminated quote hid the parentheses.
+        let hidden = format!("x '{}", "(".repeat(30));
+        assert_eq!(parse(&hidden, 0).unwrap_err(), ParseFailure::TooDeep);
     }
 
     #[test]

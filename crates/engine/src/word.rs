@@ -365,7 +365,17 @@ fn has_overflowing_number(raw: &str) -> bool {
 }
 
 fn options() -> ParserOptions {
-    ParserOptions::default()
+    parser_options()
+}
+
+/// Parser options: bash defaults for a non-interactive shell (extended
+/// globbing off — it is off in `bash -c`, and its pattern syntax is a
+/// source of parser backtracking).
+pub fn parser_options() -> ParserOptions {
+    ParserOptions {
+        enable_extended_globbing: false,
+        ..ParserOptions::default()
+    }
 }
 
 fn parameter_nested_text(expr: &ParameterExpr) -> Vec<&str> {
