@@ -11,7 +11,7 @@ use shellgate_engine::{Audience, Channel, Os};
 use crate::edge::{self, CallFlags, Edge, Homes};
 use crate::CallArgs;
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 #[command(after_help = "\
 Put the command after `--`: one quoted string, or words joined with spaces.
 
@@ -35,11 +35,11 @@ pub struct CheckArgs {
 }
 
 pub fn run(homes: &Homes, a: &CheckArgs) -> Result<u8> {
+    if let Some(file) = &a.batch {
+        return batch(homes, a, file);
+    }
     let policy = edge::load_policy(homes)?;
     let mut edge = Edge::new(homes.clone());
-    if let Some(file) = &a.batch {
-        return batch(&mut edge, &policy, a, file);
-    }
     let ctx = edge::build_context(&mut edge, &a.call.flags())?;
     let req = Request {
         tool: a.call.tool.clone(),
@@ -99,12 +99,68 @@ struct BatchCall {
     tool: Option<String>,
 }
 
-fn batch(
-    edge: &mut Edge,
-    policy: &shellgate_engine::policy::Policy,
-    a: &CheckArgs,
-    file: &str,
-) -> Result<u8> {
+/// Time one batch line may take before it is answered with a deny and the
+/// evaluation moves on (a parser hang must not stall a corpus run).
+const LINE_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A worker thread evaluating batch lines, so a line that hangs can be
+/// abandoned (its thread is left behind) and the batch continues.
+struct Worker {
+    tx: std::sync::mpsc::Sender<String>,
+    rx: std::sync::mpsc::Receiver<(String, bool)>,
+}
+
+fn spawn_worker(homes: &Homes, a: &CheckArgs) -> Result<Worker> {
+    let policy = edge::load_policy(homes)?;
+    let homes = homes.clone();
+    let a = a.clone();
+    let (tx, req_rx) = std::sync::mpsc::channel::<String>();
+    let (resp_tx, rx) = std::sync::mpsc::channel::<(String, bool)>();
+    std::thread::Builder::new()
+        .name("shellgate-batch".into())
+        .stack_size(256 * 1024 * 1024)
+        .spawn(move || {
+            let mut edge = Edge::new(homes);
+            let defaults = a.call.flags();
+            for text in req_rx {
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    batch_line(&mut edge, &policy, &a, &defaults, &text)
+                }));
+                let reply = match result {
+                    Ok(Ok(d)) => match serde_json::to_string(&d) {
+                        Ok(j) => (j, false),
+                        Err(e) => (
+                            deny_line(&text, &format!("cannot encode the decision: {e}")),
+                            true,
+                        ),
+                    },
+                    // Fail closed, keep going, and report it in the exit status.
+                    Err(_) => (
+                        deny_line(&text, "internal error while evaluating this line"),
+                        true,
+                    ),
+                    Ok(Err(e)) => (deny_line(&text, &format!("{e:#}")), false),
+                };
+                if resp_tx.send(reply).is_err() {
+                    break;
+                }
+            }
+        })
+        .context("cannot start the batch worker")?;
+    Ok(Worker { tx, rx })
+}
+
+fn deny_line(command: &str, message: &str) -> String {
+    serde_json::json!({
+        "decision": "deny",
+        "reason": "invalid_call",
+        "message": message,
+        "command": command,
+    })
+    .to_string()
+}
+
+fn batch(homes: &Homes, a: &CheckArgs, file: &str) -> Result<u8> {
     let reader: Box<dyn BufRead> = if file == "-" {
         Box::new(std::io::BufReader::new(std::io::stdin()))
     } else {
@@ -114,7 +170,7 @@ fn batch(
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let defaults = a.call.flags();
+    let mut worker = spawn_worker(homes, a)?;
     let mut failed = false;
     for line in reader.split(b'\n') {
         let bytes = line.with_context(|| format!("cannot read batch file {file}"))?;
@@ -122,29 +178,24 @@ fn batch(
         if text.ends_with('\r') {
             text.pop();
         }
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            batch_line(edge, policy, a, &defaults, &text)
-        }));
-        let json = match result {
-            Ok(Ok(d)) => serde_json::to_string(&d)?,
-            Err(_) => {
-                // Fail closed, keep going, and report it in the exit status.
-                failed = true;
-                serde_json::json!({
-                    "decision": "deny",
-                    "reason": "invalid_call",
-                    "message": "internal error while evaluating this line",
-                    "command": text,
-                })
-                .to_string()
+        let sent = worker.tx.send(text.clone()).is_ok();
+        let reply = if sent {
+            worker.rx.recv_timeout(LINE_LIMIT).ok()
+        } else {
+            None
+        };
+        let json = match reply {
+            Some((json, panicked)) => {
+                failed |= panicked;
+                json
             }
-            Ok(Err(e)) => serde_json::json!({
-                "decision": "deny",
-                "reason": "invalid_call",
-                "message": format!("{e:#}"),
-                "command": text,
-            })
-            .to_string(),
+            None => {
+                // Hung or gone: answer deny, leave the thread behind, and
+                // continue with a fresh worker.
+                failed = true;
+                worker = spawn_worker(homes, a)?;
+                deny_line(&text, "the evaluation of this line did not finish in time")
+            }
         };
         writeln!(out, "{json}")?;
     }
