@@ -34,6 +34,13 @@ pub fn parse(src: &str, base: usize) -> Result<Script, ParseFailure> {
         // No shell command can contain a NUL byte.
         return Err(ParseFailure::Syntax("NUL byte".into()));
     }
+    if src.contains("${") && src.matches('[').count() > src.matches(']').count() {
+        // brush-parser 0.4 backtracks exponentially on unbalanced
+        // subscripts in parameter expansions (fuzzer finding).
+        return Err(ParseFailure::Syntax(
+            "unbalanced '[' in a parameter expansion".into(),
+        ));
+    }
     if has_empty_heredoc_delimiter(src) {
         // brush-parser 0.4 loops forever on `<<""` (fuzzer finding).
         return Err(ParseFailure::Syntax("empty here-document delimiter".into()));
@@ -740,6 +747,8 @@ mod tests {
         let slow = format!("{}x|y{}z", "((((((((( a|b|".repeat(3), "]".repeat(40));
         assert_eq!(parse(&slow, 0).unwrap_err(), ParseFailure::TooDeep);
         assert!(parse("echo $(( (1 + 2) * 3 ))", 0).is_ok());
+        assert!(parse("x \"$(a \"${T_[R\"${T[E$(m \"X\")", 0).is_err());
+        assert!(parse("echo \"${a[0]}\" [x]", 0).is_ok());
         // Fuzzer finding: an unterminated quote hid the parentheses.
         let hidden = format!("x '{}", "(".repeat(30));
         assert_eq!(parse(&hidden, 0).unwrap_err(), ParseFailure::TooDeep);
