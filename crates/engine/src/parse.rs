@@ -45,12 +45,15 @@ pub fn parse(src: &str, base: usize) -> Result<Script, ParseFailure> {
         // brush-parser 0.4 loops forever on `<<""` (fuzzer finding).
         return Err(ParseFailure::Syntax("empty here-document delimiter".into()));
     }
-    if has_unterminated_heredoc_in_substitution(src) {
+    if has_unterminated_heredoc(src) {
         // brush-parser 0.4 allocates without bound on `$(cat <<  EOF ` with
-        // no line after it (fuzzer finding).
-        return Err(ParseFailure::Syntax(
-            "here-document without a body inside a substitution".into(),
-        ));
+        // no line after it (fuzzer finding); bash itself has no body to read.
+        return Err(ParseFailure::Syntax("here-document without a body".into()));
+    }
+    if src.contains("$[") {
+        // Deprecated `$[ ]` arithmetic: brush-parser loops on `<<` inside it
+        // (fuzzer finding); bash documents `$(( ))` instead.
+        return Err(ParseFailure::Syntax("deprecated $[ ] arithmetic".into()));
     }
     if has_oversized_io_number(src) {
         // brush-parser 0.4 unwraps the fd number of `NNNN<` as an i32 and
@@ -118,8 +121,10 @@ fn has_empty_heredoc_delimiter(src: &str) -> bool {
         let meaningful = word
             .iter()
             .any(|c| !matches!(c, b'"' | b'\'' | b'$' | b'\\') && !c.is_ascii_whitespace());
-        // An absent word (end of input, newline) is the parser's own error.
-        if !word.is_empty() && !meaningful {
+        // No delimiter at all (end of input or a newline right after the
+        // operator) is a syntax error in bash; inside `$[ ]` or `$( )`
+        // brush loops on it (fuzzer finding), so refuse it here too.
+        if !meaningful {
             return true;
         }
         i = j.max(i + 2);
@@ -127,10 +132,10 @@ fn has_empty_heredoc_delimiter(src: &str) -> bool {
     false
 }
 
-/// A here-document operator inside `$( … )` with no line after it (so no
-/// body can follow). Quotes are followed well enough to ignore `<<` in
-/// quoted text.
-fn has_unterminated_heredoc_in_substitution(src: &str) -> bool {
+/// A here-document operator with no line after it (so no body can
+/// follow), outside quotes and arithmetic (where `<<` is a shift). Quotes
+/// are followed well enough to ignore `<<` in quoted text.
+fn has_unterminated_heredoc(src: &str) -> bool {
     #[derive(PartialEq)]
     enum Ctx {
         Code,
@@ -139,6 +144,7 @@ fn has_unterminated_heredoc_in_substitution(src: &str) -> bool {
     let chars: Vec<char> = src.chars().collect();
     let mut stack: Vec<Ctx> = vec![Ctx::Code];
     let mut subst_depth = 0usize;
+    let mut arith_depth = 0usize;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
@@ -158,6 +164,18 @@ fn has_unterminated_heredoc_in_substitution(src: &str) -> bool {
                     stack.push(Ctx::Code);
                 }
             }
+            '$' if chars.get(i + 1) == Some(&'(') && chars.get(i + 2) == Some(&'(') => {
+                arith_depth += 1;
+                i += 2;
+            }
+            '(' if top_is_code && chars.get(i + 1) == Some(&'(') => {
+                arith_depth += 1;
+                i += 1;
+            }
+            ')' if arith_depth > 0 && chars.get(i + 1) == Some(&')') => {
+                arith_depth -= 1;
+                i += 1;
+            }
             '$' if chars.get(i + 1) == Some(&'(') => {
                 stack.push(Ctx::Code);
                 subst_depth += 1;
@@ -174,7 +192,7 @@ fn has_unterminated_heredoc_in_substitution(src: &str) -> bool {
                 // here-string
                 i += 2;
             }
-            '<' if top_is_code && subst_depth > 0 && chars.get(i + 1) == Some(&'<') => {
+            '<' if top_is_code && arith_depth == 0 && chars.get(i + 1) == Some(&'<') => {
                 if !chars[i..].contains(&'\n') {
                     return true;
                 }
@@ -761,6 +779,11 @@ mod tests {
         assert!(parse("x=\"\"<<''  ", 0).is_err());
         assert!(parse("cat <<-\"\"\nx\n", 0).is_err());
         assert!(parse("<<\r ", 0).is_err());
+        assert!(parse("$[$[]<<      ", 0).is_err());
+        assert!(parse("$[$[]''<<  t ", 0).is_err());
+        assert!(parse("echo $((1 << 4)) $(( (2) << 1 ))", 0).is_ok());
+        assert!(parse("(( x = 1 << 2 ))", 0).is_ok());
+        assert!(parse("cat <<\nx", 0).is_err());
         assert!(parse("$(cat <<  p ", 0).is_err());
         assert!(parse("a $(<<\t\tp\t", 0).is_err());
         assert!(parse("echo \"$(cat <<'EOF'\nx\nEOF\n)\"", 0).is_ok());
