@@ -34,11 +34,11 @@ pub fn parse(src: &str, base: usize) -> Result<Script, ParseFailure> {
         // No shell command can contain a NUL byte.
         return Err(ParseFailure::Syntax("NUL byte".into()));
     }
-    if src.contains("${") && src.matches('[').count() > src.matches(']').count() {
-        // brush-parser 0.4 backtracks exponentially on unbalanced
-        // subscripts in parameter expansions (fuzzer finding).
+    if src.contains('$') && src.matches('[').count() > src.matches(']').count() {
+        // brush-parser 0.4 backtracks exponentially on unbalanced `[` around
+        // expansions (`${a[b`, `$(x[`…; fuzzer findings).
         return Err(ParseFailure::Syntax(
-            "unbalanced '[' in a parameter expansion".into(),
+            "unbalanced '[' next to an expansion".into(),
         ));
     }
     if has_empty_heredoc_delimiter(src) {
