@@ -246,7 +246,10 @@ pub fn raw_nesting(src: &str) -> usize {
             '`' => ticks = if ticks == 0 { 1 } else { 0 },
             _ => {}
         }
-        max = max.max(parens + braces + ticks);
+        let depth = parens + braces + ticks;
+        // Inside backquotes brush re-tokenizes and backtracks far sooner
+        // (fuzzer finding: depth 11 took seconds): weigh it double.
+        max = max.max(if ticks > 0 { depth * 2 } else { depth });
     }
     max
 }
@@ -756,6 +759,11 @@ mod tests {
         assert!(parse("echo $(( (1 + 2) * 3 ))", 0).is_ok());
         assert!(parse("x \"$(a \"${T_[R\"${T[E$(m \"X\")", 0).is_err());
         assert!(parse("echo \"${a[0]}\" [x]", 0).is_ok());
+        assert_eq!(
+            parse("e `=$((''$(($((()($((crrtime + (2]* 60))+) ''''\")mn `", 0).unwrap_err(),
+            ParseFailure::TooDeep
+        );
+        assert!(parse("echo `date +%s` `echo $(( (1 + 2) ))`", 0).is_ok());
         // Fuzzer findings: quotes hid the parentheses from the scan.
         assert!(parse(
             "e t```'=$(($$$((($((((($(($($\"'${p. - er`=ecxprog&&````",
