@@ -303,29 +303,10 @@ pub fn evaluate(policy: &Policy, req: &Request, ctx: &Context, lookups: &dyn Loo
     };
 
     // 2. Tool admission and mode.
-    let mode = policy.config.tool_mode(ctx.audience, &req.tool);
-    if mode == Mode::Deny {
-        return base.finish(
-            "deny",
-            "tool_denied_by_approval_policy",
-            format!(
-                "{} is denied for the {} audience",
-                req.tool,
-                ctx.audience.as_str()
-            ),
-        );
-    }
-    if !policy.config.tool_allowed(ctx.audience, &req.tool) {
-        return base.finish(
-            "deny",
-            "tool_not_allowed_for_audience",
-            format!(
-                "{} is not allowed for the {} audience",
-                req.tool,
-                ctx.audience.as_str()
-            ),
-        );
-    }
+    let mode = match admit(policy, req, ctx, &base) {
+        Ok(m) => m,
+        Err(denied) => return *denied,
+    };
 
     // Candidates (complex reasons from dynamic operands join the analysis).
     let resolver = Resolver {
@@ -553,6 +534,33 @@ pub fn evaluate(policy: &Policy, req: &Request, ctx: &Context, lookups: &dyn Loo
     out.message = msg;
     finish_prompt(&mut out, ctx, false);
     out
+}
+
+/// Step 2 of §9.1, shared by shell and file tools: the audience's mode for
+/// the tool, or the deny for a `deny` mode / a tool not on the list.
+fn admit(
+    policy: &Policy,
+    req: &Request,
+    ctx: &Context,
+    base: &Base,
+) -> Result<Mode, Box<Decision>> {
+    let mode = policy.config.tool_mode(ctx.audience, &req.tool);
+    let audience = ctx.audience.as_str();
+    if mode == Mode::Deny {
+        return Err(Box::new(base.finish(
+            "deny",
+            "tool_denied_by_approval_policy",
+            format!("{} is denied for the {audience} audience", req.tool),
+        )));
+    }
+    if !policy.config.tool_allowed(ctx.audience, &req.tool) {
+        return Err(Box::new(base.finish(
+            "deny",
+            "tool_not_allowed_for_audience",
+            format!("{} is not allowed for the {audience} audience", req.tool),
+        )));
+    }
+    Ok(mode)
 }
 
 /// Touches of an inner (ungated) command, for protected paths only.
@@ -860,29 +868,10 @@ fn evaluate_file(policy: &Policy, req: &Request, ctx: &Context, lookups: &dyn Lo
             "invalid call: the path is blank or malformed",
         );
     }
-    let mode = policy.config.tool_mode(ctx.audience, &req.tool);
-    if mode == Mode::Deny {
-        return base.finish(
-            "deny",
-            "tool_denied_by_approval_policy",
-            format!(
-                "{} is denied for the {} audience",
-                req.tool,
-                ctx.audience.as_str()
-            ),
-        );
-    }
-    if !policy.config.tool_allowed(ctx.audience, &req.tool) {
-        return base.finish(
-            "deny",
-            "tool_not_allowed_for_audience",
-            format!(
-                "{} is not allowed for the {} audience",
-                req.tool,
-                ctx.audience.as_str()
-            ),
-        );
-    }
+    let mode = match admit(policy, req, ctx, &base) {
+        Ok(m) => m,
+        Err(denied) => return *denied,
+    };
     let expanded = expand_home(raw, &ctx.home);
     let path = if expanded.starts_with('/') {
         paths::normalize(&expanded)
