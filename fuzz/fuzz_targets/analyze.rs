@@ -1,9 +1,9 @@
 //! Any bytes as a command: analysis, candidates and display must not panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use shellgate_engine::analyze::{analyze, Env};
+use shellgate_shell::analyze::{analyze, Env};
 use shellgate_engine::candidates::{for_invocation, Resolver};
-use shellgate_engine::display::display;
+use shellgate_shell::display::display;
 
 fuzz_target!(|data: &[u8]| {
     // Panics the engine contains (catch_unwind around the parser) are not

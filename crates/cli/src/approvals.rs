@@ -3,7 +3,8 @@
 use anyhow::Result;
 use clap::Subcommand;
 use shellgate_engine::store::{self, Grant, Store};
-use shellgate_engine::{paths, Audience, Os};
+use shellgate_engine::{Audience, Os};
+use shellgate_shell::paths;
 
 use crate::edge::{self, Homes};
 use crate::AudienceArg;

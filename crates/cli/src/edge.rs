@@ -51,7 +51,7 @@ impl Homes {
     }
 
     pub fn gate_str(&self) -> String {
-        shellgate_engine::paths::normalize(&self.gate.to_string_lossy())
+        shellgate_shell::paths::normalize(&self.gate.to_string_lossy())
     }
 }
 
@@ -265,7 +265,7 @@ pub fn build_context(edge: &mut Edge, flags: &CallFlags) -> Result<Context> {
                 (Some(f), Some(r)) => {
                     // A flag may only narrow: it must lie inside the recorded one.
                     let f = normalize_dir(f, &homes.user);
-                    if shellgate_engine::paths::is_within(&f, &r) {
+                    if shellgate_shell::paths::is_within(&f, &r) {
                         Some(f)
                     } else {
                         return Err(UsageError(format!(
@@ -304,7 +304,7 @@ pub fn build_context(edge: &mut Edge, flags: &CallFlags) -> Result<Context> {
         channel,
         os,
         project_dir,
-        session_dir: shellgate_engine::paths::normalize(&session_dir.to_string_lossy()),
+        session_dir: shellgate_shell::paths::normalize(&session_dir.to_string_lossy()),
         home: homes.user.clone(),
         gate_home: homes.gate_str(),
     })
@@ -314,12 +314,12 @@ pub fn build_context(edge: &mut Edge, flags: &CallFlags) -> Result<Context> {
 pub fn normalize_dir(d: &str, home: &str) -> String {
     let expanded = shellgate_engine::config::expand_home(d, home);
     if expanded.starts_with('/') {
-        shellgate_engine::paths::normalize(&expanded)
+        shellgate_shell::paths::normalize(&expanded)
     } else {
         let cwd = std::env::current_dir()
             .map(|c| c.to_string_lossy().to_string())
             .unwrap_or_else(|_| "/".to_string());
-        shellgate_engine::paths::resolve(&cwd, &expanded)
+        shellgate_shell::paths::resolve(&cwd, &expanded)
     }
 }
 

@@ -75,7 +75,7 @@ pub fn run(homes: &Homes, a: &ExecArgs) -> Result<u8> {
         Some(c) => Some(edge::normalize_dir(c, &homes.user)),
         None => std::env::current_dir()
             .ok()
-            .map(|c| shellgate_engine::paths::normalize(&c.to_string_lossy())),
+            .map(|c| shellgate_shell::paths::normalize(&c.to_string_lossy())),
     };
     let req = Request {
         tool: SHELL_TOOL.to_string(),

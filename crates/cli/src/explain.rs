@@ -1,9 +1,9 @@
 //! `shellgate explain`: a readable breakdown of one decision.
 
 use anyhow::Result;
-use shellgate_engine::analyze::{analyze, Env};
-use shellgate_engine::display;
 use shellgate_engine::policy::Request;
+use shellgate_shell::analyze::{analyze, Env};
+use shellgate_shell::display;
 
 use crate::edge::{self, Edge, Homes};
 use crate::CallArgs;

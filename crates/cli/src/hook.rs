@@ -29,7 +29,8 @@ use shellgate_engine::config::expand_home;
 use shellgate_engine::policy::{Context, Decision, Policy, Request, Status};
 use shellgate_engine::protected::{self, Behaviour, Protected};
 use shellgate_engine::state::{is_valid_session_id, DecisionRecord, SessionRecord, StateError};
-use shellgate_engine::{paths, Audience, Channel};
+use shellgate_engine::{Audience, Channel};
+use shellgate_shell::paths;
 
 use crate::edge::{self, CallFlags, Edge, Homes, UsageError};
 use crate::ChannelArg;

@@ -3,13 +3,13 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use shellgate_engine::analyze::{analyze, Env};
 use shellgate_engine::config::PolicyConfig;
-use shellgate_engine::display::display;
-use shellgate_engine::parse::parse;
 use shellgate_engine::policy::{evaluate, Context, GrantRef, Lookups, NoLookups, Policy, Request};
 use shellgate_engine::store::Store;
 use shellgate_engine::{Audience, Channel, Os};
+use shellgate_shell::analyze::{analyze, Env};
+use shellgate_shell::display::display;
+use shellgate_shell::parse::parse;
 
 const TYPICAL: &[&str] = &[
     "git status",

@@ -1,12 +1,12 @@
 //! Candidates: the `(verb, directory)` pairs a call must be authorized for,
 //! and every path each command touches (SPEC §5).
 
-use crate::analyze::Invocation;
-use crate::pathlike::{is_anchored, is_path_like, is_url, name_value};
-use crate::paths::{self, is_within, resolve};
-use crate::syntax::RedirTarget;
-use crate::verbs::{self, is_path_aware, is_side_effect};
-use crate::word::{Seg, Word};
+use shellgate_shell::analyze::Invocation;
+use shellgate_shell::pathlike::{is_anchored, is_path_like, is_url, name_value};
+use shellgate_shell::paths::{self, is_within, resolve};
+use shellgate_shell::syntax::RedirTarget;
+use shellgate_shell::verbs::{self, is_path_aware, is_side_effect};
+use shellgate_shell::word::{Seg, Word};
 
 /// Redirect targets and operands that never yield a directory.
 pub const EXEMPT_DEVICES: &[&str] = &[
@@ -135,7 +135,7 @@ impl Resolver<'_> {
 fn dir_of(r: &Resolved) -> String {
     match r.scope {
         Scope::Exact => {
-            if paths::is_dir(&r.path) {
+            if crate::fs::is_dir(&r.path) {
                 r.path.clone()
             } else {
                 paths::parent(&r.path)
@@ -524,7 +524,7 @@ pub fn path_aware_operands(base: &str, argv: &[Word]) -> Vec<Word> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::{analyze, Env};
+    use shellgate_shell::analyze::{analyze, Env};
 
     fn cands(cmd: &str) -> Vec<(String, Option<String>)> {
         let env = Env {

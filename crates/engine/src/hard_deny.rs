@@ -1,12 +1,12 @@
 //! Semantic hard deny (SPEC §9.3): never approvable, checked on every simple
 //! command found anywhere in the call, on normalized argv.
 
-use crate::analyze::{Analysis, Invocation};
 use crate::config::HardDenyRule;
-use crate::paths::{self, basename};
-use crate::syntax::RedirTarget;
-use crate::verbs::PRIVILEGE;
-use crate::word::Word;
+use shellgate_shell::analyze::{Analysis, Invocation};
+use shellgate_shell::paths::{self, basename};
+use shellgate_shell::syntax::RedirTarget;
+use shellgate_shell::verbs::PRIVILEGE;
+use shellgate_shell::word::Word;
 
 /// Top-level system directories whose recursive deletion is denied.
 pub const SYSTEM_DIRS: &[&str] = &[
@@ -277,7 +277,7 @@ fn critical_target(w: &Word, cwd: Option<&str>, home: &str, home_too: bool) -> b
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::{analyze, Env};
+    use shellgate_shell::analyze::{analyze, Env};
 
     fn hd(cmd: &str) -> Option<String> {
         let a = analyze(

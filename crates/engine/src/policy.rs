@@ -4,17 +4,17 @@
 
 use serde::Serialize;
 
-use crate::analyze::{self, Analysis};
 use crate::candidates::{self, Resolver, Scope, Touch, TouchKind};
 use crate::config::{expand_home, FileMode, Mode, PolicyConfig};
-use crate::display;
 use crate::hard_deny;
 use crate::model::{file_tool_writes, Audience, Channel, Os, FILE_TOOLS, SHELL_TOOL};
-use crate::paths::{self, basename};
 use crate::prompt::{self, Prompt};
 use crate::protected::{self, Protected};
 use crate::safe_verbs::SafeVerbs;
-use crate::verbs::is_interpreter;
+use shellgate_shell::analyze::{self, Analysis};
+use shellgate_shell::display;
+use shellgate_shell::paths::{self, basename};
+use shellgate_shell::verbs::is_interpreter;
 
 /// Commands longer than this are refused (`invalid_call`).
 pub const MAX_COMMAND_BYTES: usize = 65_536;
@@ -210,7 +210,7 @@ pub fn resolve_cwd(req: &Request, ctx: &Context) -> Option<String> {
         .into_iter()
         .flatten()
         .map(|d| paths::normalize(&expand_home(&d, &ctx.home)))
-        .find(|d| paths::is_dir(d))
+        .find(|d| crate::fs::is_dir(d))
 }
 
 struct Base {
@@ -424,7 +424,7 @@ pub fn evaluate(policy: &Policy, req: &Request, ctx: &Context, lookups: &dyn Loo
         }
         if let Some(out_path) = touched
             .iter()
-            .find(|p| !zone.iter().any(|z| paths::contains(z, p)))
+            .find(|p| !zone.iter().any(|z| crate::fs::contains(z, p)))
         {
             let mut out = base.finish(
                 "deny",
@@ -605,7 +605,7 @@ fn safe_roots(ctx: &Context) -> Vec<String> {
 }
 
 fn in_safe_space(dir: &str, ctx: &Context) -> bool {
-    safe_roots(ctx).iter().any(|r| paths::contains(r, dir))
+    safe_roots(ctx).iter().any(|r| crate::fs::contains(r, dir))
 }
 
 fn write_zone(ctx: &Context) -> Vec<String> {
@@ -828,7 +828,7 @@ pub fn plan_answer(d: &Decision, option: &str, ctx: &Context) -> Persist {
             // Drop entries another entry of the same answer already covers.
             for (i, (v, dir)) in wanted.iter().enumerate() {
                 let covered = wanted.iter().enumerate().any(|(j, (v2, d2))| {
-                    j != i && v2 == v && d2 != dir && paths::contains(d2, dir)
+                    j != i && v2 == v && d2 != dir && crate::fs::contains(d2, dir)
                 });
                 if !covered {
                     p.store.push((v.clone(), Some(dir.clone())));
@@ -846,7 +846,7 @@ fn evaluate_file(policy: &Policy, req: &Request, ctx: &Context, lookups: &dyn Lo
         .project_dir
         .as_ref()
         .map(|p| paths::normalize(&expand_home(p, &ctx.home)))
-        .filter(|p| paths::is_dir(p))
+        .filter(|p| crate::fs::is_dir(p))
         .unwrap_or_else(|| paths::normalize(&ctx.session_dir));
     let raw = req.command.trim();
     let base = Base {
@@ -922,7 +922,7 @@ fn evaluate_file(policy: &Policy, req: &Request, ctx: &Context, lookups: &dyn Lo
                 "no session or project directory to confine an unattended run",
             );
         }
-        if !zone.iter().any(|z| paths::contains(z, &path)) {
+        if !zone.iter().any(|z| crate::fs::contains(z, &path)) {
             return base.finish(
                 "deny",
                 "outside_autonomous_zone",
@@ -960,7 +960,7 @@ fn evaluate_file(policy: &Policy, req: &Request, ctx: &Context, lookups: &dyn Lo
                     .iter()
                     .map(|r| paths::normalize(&expand_home(r, &ctx.home))),
             );
-            if !roots.iter().any(|r| paths::contains(r, &path)) {
+            if !roots.iter().any(|r| crate::fs::contains(r, &path)) {
                 return base.finish(
                     "deny",
                     "file_access_denied",
@@ -973,7 +973,7 @@ fn evaluate_file(policy: &Policy, req: &Request, ctx: &Context, lookups: &dyn Lo
         }
         FileMode::All => {}
     }
-    let dir = if paths::is_dir(&path) {
+    let dir = if crate::fs::is_dir(&path) {
         path.clone()
     } else {
         paths::parent(&path)

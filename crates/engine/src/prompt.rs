@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::paths;
+use shellgate_shell::paths;
 
 /// Option wire keys in their fixed order.
 pub const ALL_OPTIONS: [&str; 5] = [

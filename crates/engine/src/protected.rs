@@ -2,11 +2,11 @@
 //! hook settings. Rules are lexical (the files need not exist) and are
 //! applied again after resolving symlinks.
 
-use crate::analyze::Invocation;
 use crate::candidates::{Scope, Touch, TouchKind};
 use crate::config::expand_home;
-use crate::paths::{self, basename, is_within};
-use crate::word::Word;
+use shellgate_shell::analyze::Invocation;
+use shellgate_shell::paths::{self, basename, is_within};
+use shellgate_shell::word::Word;
 
 /// The protected locations of one evaluation.
 #[derive(Debug, Clone)]

@@ -24,10 +24,10 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::display;
 use crate::model::SHELL_TOOL;
 use crate::policy::Decision;
 use crate::prompt::{self, Prompt};
+use shellgate_shell::display;
 
 /// Slack budget for the display text (characters).
 pub const SLACK_BUDGET: usize = 2500;

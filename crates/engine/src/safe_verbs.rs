@@ -4,11 +4,11 @@
 //! (`data/safe-verbs.<os>.json`); user additions come from
 //! `config/safe-verbs.<os>.json`.
 
-use crate::analyze::Invocation;
 use crate::candidates::EXEMPT_DEVICES;
 use crate::model::Os;
-use crate::syntax::RedirTarget;
-use crate::verbs::git_skip_globals;
+use shellgate_shell::analyze::Invocation;
+use shellgate_shell::syntax::RedirTarget;
+use shellgate_shell::verbs::git_skip_globals;
 
 const LINUX: &str = include_str!("../data/safe-verbs.linux.json");
 const MACOS: &str = include_str!("../data/safe-verbs.macos.json");
@@ -425,7 +425,7 @@ pub fn sed_script_prints_only(script: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze::{analyze, Env};
+    use shellgate_shell::analyze::{analyze, Env};
 
     fn safe(cmd: &str) -> bool {
         let a = analyze(cmd, Some("/p"), &Env { home: "/h".into() });

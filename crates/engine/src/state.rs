@@ -19,7 +19,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use crate::model::{Audience, Channel};
-use crate::paths;
+use shellgate_shell::paths;
 
 /// Schema version stored in `PRAGMA user_version`.
 pub const SCHEMA_VERSION: i64 = 1;

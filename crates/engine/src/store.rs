@@ -38,7 +38,7 @@ use fs2::FileExt;
 use serde_json::{Map, Value};
 
 use crate::model::{Audience, Os};
-use crate::paths;
+use shellgate_shell::paths;
 
 /// The only schema version this module reads and writes.
 pub const STORE_VERSION: u64 = 2;
@@ -432,12 +432,12 @@ fn root_covers(root: &Root, candidate: Option<&str>, home: &str, os: Os) -> bool
 /// case-insensitive under Windows semantics.
 fn contains_os(root: &str, child: &str, os: Os) -> bool {
     if !os.case_insensitive() {
-        return paths::contains(root, child);
+        return crate::fs::contains(root, child);
     }
     // Spell the root as the child does, then apply the exact rule. A case
     // mapping that changes byte lengths fails closed.
     match child.get(..root.len()) {
-        Some(prefix) if eq_os(prefix, root, os) => paths::contains(prefix, child),
+        Some(prefix) if eq_os(prefix, root, os) => crate::fs::contains(prefix, child),
         _ => false,
     }
 }
@@ -1152,7 +1152,7 @@ pub fn grant_covers(
     if !eq_os(grant_verb, verb, os) {
         return false;
     }
-    let root = match grant_dir.and_then(crate::paths::normalize_stored_dir) {
+    let root = match grant_dir.and_then(shellgate_shell::paths::normalize_stored_dir) {
         None => Root::Anywhere,
         Some(d) => stored_root(&d),
     };

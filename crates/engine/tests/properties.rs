@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use proptest::prelude::*;
 use shellgate_engine::config::PolicyConfig;
-use shellgate_engine::display::{display, must_escape};
-use shellgate_engine::parse::parse;
 use shellgate_engine::policy::{self, Context, GrantRef, Lookups, Policy, Request};
 use shellgate_engine::store::{self, Store};
 use shellgate_engine::{Audience, Channel, Os};
+use shellgate_shell::display::{display, must_escape};
+use shellgate_shell::parse::parse;
 
 fn shellish() -> impl Strategy<Value = String> {
     let atoms = prop::sample::select(vec![

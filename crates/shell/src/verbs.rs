@@ -143,20 +143,24 @@ pub fn is_interpreter(base: &str) -> bool {
     false
 }
 
+/// A POSIX-family shell (`bash`, `sh`, `zsh` …) by basename.
 pub fn is_shell(base: &str) -> bool {
     SHELLS.contains(&base)
 }
 
+/// A command whose operands are paths (its verb is one token).
 pub fn is_path_aware(base: &str) -> bool {
     let b = base.to_ascii_lowercase();
     PATH_AWARE.contains(&b.as_str()) || is_interpreter(&b)
 }
 
+/// A command whose verb is always its first word alone.
 pub fn is_single_token(base: &str) -> bool {
     let b = base.to_ascii_lowercase();
     SINGLE_TOKEN.contains(&b.as_str())
 }
 
+/// A pure side effect (`echo`, `printf`, `test` …): no approval needed.
 pub fn is_side_effect(w0: &str) -> bool {
     SIDE_EFFECT.contains(&w0)
 }
@@ -207,6 +211,7 @@ pub fn git_skip_globals(argv: &[Word], from: usize) -> usize {
 /// the index of the first argument after them. `capped` applies the
 /// one-token rule of step 2.
 pub struct Chain {
+    /// The verb tokens (`git`, `remote`, `add`).
     pub tokens: Vec<String>,
     /// Whether the value trim removed a token.
     pub trimmed: bool,
@@ -214,6 +219,8 @@ pub struct Chain {
     pub next: usize,
 }
 
+/// Walk the verb chain of `argv` (§4.1); `None` when the program word is
+/// not literal.
 pub fn chain(argv: &[Word], capped: bool) -> Option<Chain> {
     let w0 = argv.first()?.literal()?;
     let base = basename(&w0).to_string();

@@ -12,7 +12,12 @@ use brush_parser::ParserOptions;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Seg {
     /// Literal text; `quoted` when it came from quotes or an escape.
-    Lit { text: String, quoted: bool },
+    Lit {
+        /// The text, after quote removal.
+        text: String,
+        /// From quotes or an escape.
+        quoted: bool,
+    },
     /// `~` at the start of an unquoted word, or `$HOME` / `${HOME}`.
     Home,
     /// Anything only known at run time (parameters, substitutions, `~user`).
@@ -31,7 +36,9 @@ pub enum SubstKind {
 /// Command text nested in a word, to be parsed and analyzed recursively.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Subst {
+    /// `$( … )` or backquotes.
     pub kind: SubstKind,
+    /// The nested command text.
     pub text: String,
     /// Character offset inside the word's raw text (for source ordering).
     pub offset: usize,
@@ -44,7 +51,9 @@ pub struct Word {
     pub raw: String,
     /// Character index of the word's start in its script (ordering only).
     pub start: usize,
+    /// The value, piece by piece.
     pub segs: Vec<Seg>,
+    /// Command substitutions it carries.
     pub substs: Vec<Subst>,
     /// Quotes or escapes appear somewhere in the source.
     pub quoted: bool,

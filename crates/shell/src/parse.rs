@@ -17,6 +17,7 @@ use crate::word::Word;
 /// analysis follows nesting to depth 8 anyway.
 pub const MAX_RAW_NESTING: usize = 12;
 
+/// Why a text could not be turned into a [`Script`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParseFailure {
     /// Syntax error, unterminated input, unsupported construct.

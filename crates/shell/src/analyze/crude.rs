@@ -1,0 +1,102 @@
+//! Text that did not parse: the walk records it as complex and still
+//! scans it crudely for commands, so hard deny sees what it can.
+
+use super::unwrap::unwrap_plain;
+use super::walk::Walker;
+use super::Invocation;
+use crate::parse::ParseFailure;
+use crate::paths::basename;
+use crate::verbs::{is_interpreter, is_shell, DOWNLOADERS};
+use crate::word::Word;
+
+impl Walker<'_> {
+    /// Text that could not be parsed: complex, plus a conservative token
+    /// scan so hard deny still sees what it can.
+    pub(super) fn failed(&mut self, text: &str, e: &ParseFailure, cwd: Option<&str>) {
+        match e {
+            ParseFailure::TooDeep => self.reason("nesting_too_deep"),
+            ParseFailure::Syntax(_) => self.reason("parse_error"),
+        }
+        self.crude_scan(text, cwd);
+    }
+
+    pub(super) fn crude_scan(&mut self, text: &str, cwd: Option<&str>) {
+        let mut segment_starts_pipe = false;
+        let mut prev_downloader = false;
+        for (kind, seg) in crude_segments(text) {
+            let words: Vec<Word> = seg
+                .split_whitespace()
+                .map(|t| {
+                    let cleaned: String = t
+                        .chars()
+                        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+                        .collect();
+                    Word::analyze(&shell_quote(&cleaned), 0)
+                })
+                .collect();
+            if words.is_empty() {
+                continue;
+            }
+            let inv = Invocation {
+                start: usize::MAX,
+                argv: words,
+                env: Vec::new(),
+                redirects: Vec::new(),
+                cwd: cwd.map(str::to_string),
+                wrappers: Vec::new(),
+                gated: false,
+                piped_or_async: false,
+                crude: true,
+            };
+            let (unwrapped, _) = unwrap_plain(&inv.argv);
+            let base = unwrapped
+                .first()
+                .and_then(Word::literal)
+                .map(|p| basename(&p).to_ascii_lowercase())
+                .unwrap_or_default();
+            if segment_starts_pipe && prev_downloader && (is_shell(&base) || is_interpreter(&base))
+            {
+                self.out.remote_code = true;
+            }
+            if DOWNLOADERS.contains(&base.as_str()) {
+                prev_downloader = true;
+            } else if kind != '|' {
+                prev_downloader = false;
+            }
+            segment_starts_pipe = true;
+            let mut inv = inv;
+            inv.argv = unwrapped;
+            self.out.invocations.push(inv);
+        }
+    }
+}
+
+/// Quote a token for re-analysis as a literal word.
+pub(super) fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', ""))
+}
+
+/// Split unparseable text into pseudo-commands at shell operators; the kind
+/// is the operator that preceded the segment.
+pub(super) fn crude_segments(text: &str) -> Vec<(char, String)> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut kind = ';';
+    for c in text.chars() {
+        match c {
+            ';' | '\n' | '&' | '(' | ')' | '`' | '{' | '}' | '\r' => {
+                out.push((kind, std::mem::take(&mut cur)));
+                kind = ';';
+            }
+            '|' => {
+                out.push((kind, std::mem::take(&mut cur)));
+                kind = '|';
+            }
+            '$' => cur.push(' '),
+            _ => cur.push(c),
+        }
+    }
+    out.push((kind, cur));
+    out.retain(|(_, s)| !s.trim().is_empty());
+    out
+}

@@ -1,0 +1,156 @@
+//! Working directories (SPEC §5.1): `cd`/`pushd`/`popd` change the
+//! directory of what follows; `env -C`, `git -C`, `make -C`, `tar -C`,
+//! `npm --prefix` change only the command they are written on.
+
+use super::walk::Walker;
+use crate::paths::resolve;
+use crate::word::Word;
+
+/// The directory the walk is in, as far as it is known.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Cwd {
+    pub(super) dir: Option<String>,
+    /// pushd stack built by this command.
+    pub(super) stack: Vec<Option<String>>,
+}
+
+impl Walker<'_> {
+    /// `git -C DIR`, `make -C DIR`, `tar -C DIR`, `npm --prefix DIR`: the
+    /// directory of this command only.
+    pub(super) fn dir_overrides(
+        &mut self,
+        base: &str,
+        argv: &[Word],
+        own_cwd: Option<String>,
+    ) -> Option<String> {
+        match base {
+            "git" => git_dir_override(self, argv, own_cwd),
+            "make" | "tar" | "npm" | "pnpm" | "yarn" => {
+                dir_flag_override(self, base, argv, own_cwd)
+            }
+            _ => own_cwd,
+        }
+    }
+
+    pub(super) fn change_dir(&mut self, base: &str, argv: &[Word], cwd: &mut Cwd) {
+        let target = argv.iter().skip(1).find(|w| {
+            !w.literal()
+                .is_some_and(|v| v.starts_with('-') && v.len() > 1)
+        });
+        match base {
+            "popd" => match cwd.stack.pop() {
+                Some(d) => cwd.dir = d,
+                None => {
+                    self.reason("dynamic_path");
+                    cwd.dir = None;
+                }
+            },
+            _ => {
+                let old = cwd.dir.clone();
+                let new = match target {
+                    None => Some(self.env.home.clone()),
+                    Some(w) => match w.expanded(&self.env.home) {
+                        Some(v) if v == "-" => {
+                            self.reason("dynamic_path");
+                            None
+                        }
+                        Some(v) if v.starts_with('~') && !w.quoted => {
+                            // ~user
+                            self.reason("dynamic_path");
+                            None
+                        }
+                        Some(v) => resolve_opt(cwd.dir.as_deref(), &v),
+                        None => {
+                            self.reason("dynamic_path");
+                            None
+                        }
+                    },
+                };
+                if base == "pushd" {
+                    if target.is_none() {
+                        // pushd alone swaps with a stack it did not build.
+                        self.reason("dynamic_path");
+                        cwd.dir = None;
+                        return;
+                    }
+                    cwd.stack.push(old);
+                }
+                cwd.dir = new;
+            }
+        }
+    }
+}
+
+pub(super) fn resolve_opt(base: Option<&str>, p: &str) -> Option<String> {
+    if p.starts_with('/') {
+        Some(resolve("/", p))
+    } else {
+        base.map(|b| resolve(b, p))
+    }
+}
+
+fn git_dir_override(w: &mut Walker, argv: &[Word], cwd: Option<String>) -> Option<String> {
+    let mut out = cwd;
+    let mut i = 1;
+    while let Some(word) = argv.get(i) {
+        let v = word.literal().unwrap_or_default();
+        match v.as_str() {
+            "-C" => {
+                match argv.get(i + 1).and_then(|d| d.expanded(&w.env.home)) {
+                    Some(d) => out = resolve_opt(out.as_deref(), &d),
+                    None => {
+                        w.reason("dynamic_path");
+                        out = None;
+                    }
+                }
+                i += 2;
+            }
+            "--git-dir" | "--work-tree" => i += 2,
+            "--no-pager" | "--bare" => i += 1,
+            s if s.starts_with("--git-dir=") || s.starts_with("--work-tree=") => i += 1,
+            _ => break,
+        }
+    }
+    out
+}
+
+/// `make -C DIR`, `tar -C DIR`, `npm --prefix DIR` / `-C DIR`.
+fn dir_flag_override(
+    w: &mut Walker,
+    base: &str,
+    argv: &[Word],
+    cwd: Option<String>,
+) -> Option<String> {
+    let mut out = cwd;
+    let mut i = 1;
+    while let Some(word) = argv.get(i) {
+        let v = word.literal().unwrap_or_default();
+        let dir_word: Option<Word> = if v == "-C"
+            || (base != "make" && base != "tar" && v == "--prefix")
+            || v == "--directory"
+        {
+            i += 1;
+            argv.get(i).cloned()
+        } else if let Some(d) = v.strip_prefix("--directory=").or_else(|| {
+            v.strip_prefix("--prefix=")
+                .filter(|_| base != "make" && base != "tar")
+        }) {
+            Some(Word::analyze(d, word.start))
+        } else if v.starts_with("-C") && v.len() > 2 && base == "make" {
+            Some(Word::analyze(&v[2..], word.start))
+        } else {
+            None
+        };
+        if let Some(d) = dir_word {
+            match d.expanded(&w.env.home) {
+                Some(p) => out = resolve_opt(out.as_deref(), &p),
+                None => {
+                    w.reason("dynamic_path");
+                    out = None;
+                }
+            }
+        }
+        i += 1;
+    }
+    out
+}

@@ -1,0 +1,348 @@
+//! Code that does not appear as commands in the text: shells given a
+//! `-c` string (whose commands are walked), interpreters given inline code
+//! or reading their program from standard input (SPEC §3.3, §4.2), and
+//! downloads that reach a shell or interpreter as its program (remote code).
+
+use super::cwd::Cwd;
+use super::walk::{Ctx, Walker};
+use super::{Env, Invocation, MAX_DEPTH};
+use crate::parse;
+use crate::paths::basename;
+use crate::syntax::*;
+use crate::verbs::{is_interpreter, is_shell, DOWNLOADERS};
+use crate::word::Word;
+
+/// What walking a shell's `-c` string came to.
+pub(super) enum ShellCWalk {
+    /// Not a `-c` invocation: continue with the shell as the command.
+    NotC,
+    /// The string was walked (or refused as too deep); these are the
+    /// invocations it produced at its own level.
+    Walked(Vec<usize>),
+    /// The string cannot be walked (dynamic or unparsable): the shell
+    /// itself is recorded as the command.
+    Opaque,
+}
+
+impl Walker<'_> {
+    /// `bash -c STRING`: the string's commands are the commands, with the
+    /// shell's redirects and working directory.
+    pub(super) fn shell_c(
+        &mut self,
+        argv: &[Word],
+        redirects: &[Redirect],
+        own_cwd: Option<&str>,
+        ctx: &Ctx,
+    ) -> ShellCWalk {
+        match shell_c_string(argv) {
+            ShellC::Static(word, text) => {
+                if ctx.depth + 1 > MAX_DEPTH {
+                    self.reason("nesting_too_deep");
+                    self.crude_scan(&text, own_cwd);
+                    return ShellCWalk::Walked(Vec::new());
+                }
+                match parse::parse(&text, word.start + 1) {
+                    Ok(script) => {
+                        let mut c = Cwd {
+                            dir: own_cwd.map(str::to_string),
+                            stack: Vec::new(),
+                        };
+                        let ctx2 = Ctx {
+                            depth: ctx.depth + 1,
+                            redirects: redirects.to_vec(),
+                            units: ctx.units,
+                            piped_or_async: ctx.piped_or_async,
+                            in_function: ctx.in_function.clone(),
+                        };
+                        let first = self.out.invocations.len();
+                        self.script(&script, &mut c, &ctx2);
+                        ShellCWalk::Walked((first..self.out.invocations.len()).collect())
+                    }
+                    Err(e) => {
+                        self.failed(&text, &e, own_cwd);
+                        ShellCWalk::Opaque
+                    }
+                }
+            }
+            ShellC::Dynamic(word) => {
+                self.reason("dynamic_shell_string");
+                if word_has_download(self, &word) {
+                    self.out.remote_code = true;
+                }
+                ShellCWalk::Opaque
+            }
+            ShellC::None => ShellCWalk::NotC,
+        }
+    }
+
+    /// Interpreters and shells: inline code, or a program read from
+    /// standard input (§3.3, §4.2).
+    pub(super) fn interpreter(
+        &mut self,
+        base: &str,
+        argv: &[Word],
+        redirects: &[Redirect],
+        proc_bodies: &[(usize, usize)],
+        s: &Simple,
+        stdin_piped: bool,
+    ) {
+        if has_inline_code(base, argv) {
+            self.reason("inline_code");
+        }
+        let stdin_code = redirects.iter().any(|r| {
+            matches!(r.kind, RedirKind::HereDoc | RedirKind::HereString)
+                || (r.kind == RedirKind::Read
+                    && !r.op.starts_with(|c: char| c.is_ascii_digit() && c != '0'))
+        });
+        if program_from_stdin(base, argv) {
+            let _ = stdin_piped || stdin_code;
+            self.reason("stdin_program");
+            // Its program arrives through a redirect carrying a download
+            // (`bash < <(curl …)`, `sh <<< "$(wget …)"`).
+            for r in redirects {
+                let downloads = match &r.target {
+                    RedirTarget::ProcSubst { body, .. } => script_mentions(body, DOWNLOADERS),
+                    RedirTarget::HereString(w) => word_has_download(self, w),
+                    RedirTarget::HereDoc {
+                        body,
+                        expands: true,
+                    } => word_has_download(self, body),
+                    _ => false,
+                };
+                if downloads {
+                    self.out.remote_code = true;
+                }
+            }
+        }
+        // The program operand is a process substitution carrying a
+        // download (`bash <(curl …)`).
+        if let Some(op) = program_operand_index(base, argv) {
+            self.check_code_word(argv, op, proc_bodies, s);
+        }
+    }
+
+    /// `bash <(curl …)`, `source <(wget …)`: a process substitution used as
+    /// a program whose body downloads.
+    pub(super) fn check_code_word(
+        &mut self,
+        argv: &[Word],
+        idx: usize,
+        procs: &[(usize, usize)],
+        s: &Simple,
+    ) {
+        let Some(w) = argv.get(idx) else { return };
+        if !w.proc_subst {
+            return;
+        }
+        // Map back to the original word index in `s.words`.
+        let Some(orig) = s
+            .words
+            .iter()
+            .position(|x| x.start == w.start && x.proc_subst)
+        else {
+            return;
+        };
+        for (pos, (wi, first)) in procs.iter().enumerate() {
+            if *wi != orig {
+                continue;
+            }
+            let end = procs
+                .get(pos + 1)
+                .map(|(_, f)| *f)
+                .unwrap_or(self.out.invocations.len());
+            if self.out.invocations[*first..end]
+                .iter()
+                .any(|i| DOWNLOADERS.contains(&i.base().as_str()))
+            {
+                self.out.remote_code = true;
+            }
+        }
+    }
+}
+
+pub(super) enum ShellC {
+    None,
+    Static(Word, String),
+    Dynamic(Word),
+}
+
+/// `bash -c STRING` (with other single-letter flags such as `-lc`).
+pub(super) fn shell_c_string(argv: &[Word]) -> ShellC {
+    let mut has_c = false;
+    let mut i = 1;
+    while let Some(w) = argv.get(i) {
+        let Some(v) = w.literal() else { break };
+        if v == "--" {
+            i += 1;
+            break;
+        }
+        if v.starts_with('-') && v.len() > 1 && !v.starts_with("--") {
+            if v[1..].contains('c') {
+                has_c = true;
+            }
+            // `-o opt` takes a value.
+            if v == "-o" || v == "+o" {
+                i += 1;
+            }
+            i += 1;
+            continue;
+        }
+        if v.starts_with("--") {
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    if !has_c {
+        return ShellC::None;
+    }
+    match argv.get(i) {
+        None => ShellC::None,
+        Some(w) => match w.literal() {
+            Some(text) => ShellC::Static(w.clone(), text),
+            None => ShellC::Dynamic(w.clone()),
+        },
+    }
+}
+
+pub(super) fn word_has_download(_w: &Walker, word: &Word) -> bool {
+    word.substs.iter().any(|s| match parse::parse(&s.text, 0) {
+        Ok(script) => script_mentions(&script, DOWNLOADERS),
+        Err(_) => DOWNLOADERS
+            .iter()
+            .any(|d| s.text.split_whitespace().any(|t| basename(t) == *d)),
+    })
+}
+
+pub(super) fn script_mentions(s: &Script, names: &[&str]) -> bool {
+    let env = Env {
+        home: "/".to_string(),
+    };
+    let mut w = Walker::new(&env);
+    let mut c = Cwd::default();
+    w.script(s, &mut c, &Ctx::default());
+    w.out
+        .invocations
+        .iter()
+        .any(|i| names.contains(&i.base().as_str()))
+}
+
+/// Inline code flags per interpreter (§4.2).
+pub(super) fn has_inline_code(base: &str, argv: &[Word]) -> bool {
+    let shellish = is_shell(base) || base == "fish";
+    for w in argv.iter().skip(1) {
+        let Some(v) = w.literal() else {
+            continue;
+        };
+        if v == "--" {
+            break;
+        }
+        if !v.starts_with('-') {
+            // The script operand ends the interpreter's own options.
+            break;
+        }
+        let lower = v.to_ascii_lowercase();
+        if base.starts_with("pwsh") || base.starts_with("powershell") {
+            if lower == "-command"
+                || lower == "-c"
+                || lower == "-encodedcommand"
+                || lower == "-e"
+                || lower == "-ec"
+            {
+                return true;
+            }
+            continue;
+        }
+        if matches!(v.as_str(), "-e" | "--eval" | "-E" | "-p" | "--print" | "-r") && !shellish {
+            // perl -e/-E, ruby -e, node -e/-p, php -r
+            if base.starts_with("python") && v != "-c" {
+                continue;
+            }
+            return true;
+        }
+        if v.starts_with("--eval=") || v.starts_with("--print=") {
+            return true;
+        }
+        if !v.starts_with("--") && v[1..].contains('c') && (base.starts_with("python") || shellish)
+        {
+            return true;
+        }
+        if !v.starts_with("--")
+            && (base.starts_with("perl") || base.starts_with("ruby"))
+            && (v[1..].contains('e') || v[1..].contains('E'))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Index of the interpreter's program operand (the first non-option word).
+pub(super) fn program_operand_index(base: &str, argv: &[Word]) -> Option<usize> {
+    let mut i = 1;
+    while let Some(w) = argv.get(i) {
+        if w.proc_subst {
+            return Some(i);
+        }
+        let v = w.literal().unwrap_or_else(|| w.lossy_value());
+        if v == "--" {
+            return if argv.len() > i + 1 {
+                Some(i + 1)
+            } else {
+                None
+            };
+        }
+        if v == "-" {
+            return None;
+        }
+        if v.starts_with('-') {
+            // python -m module, node -r x: the value is not a program.
+            if base.starts_with("python") && (v == "-m" || v == "-W" || v == "-X") {
+                if v == "-m" {
+                    return Some(i + 1).filter(|_| argv.len() > i + 1);
+                }
+                i += 2;
+                continue;
+            }
+            i += 1;
+            continue;
+        }
+        return Some(i);
+    }
+    None
+}
+
+pub(super) const INFO_FLAGS: &[&str] =
+    &["--version", "-V", "--help", "-h", "-v", "-version", "-help"];
+
+/// A shell or interpreter with no program operand (or `-`/`-s`) reads its
+/// program from standard input.
+pub(super) fn program_from_stdin(base: &str, argv: &[Word]) -> bool {
+    if argv.iter().skip(1).any(|w| {
+        w.literal().is_some_and(|v| {
+            v == "-"
+                || (is_shell(base)
+                    && v.starts_with('-')
+                    && !v.starts_with("--")
+                    && v[1..].contains('s'))
+        })
+    }) {
+        return true;
+    }
+    if argv.iter().skip(1).any(|w| {
+        w.literal()
+            .is_some_and(|v| INFO_FLAGS.contains(&v.as_str()))
+    }) {
+        return false;
+    }
+    if has_inline_code(base, argv) {
+        return false;
+    }
+    program_operand_index(base, argv).is_none()
+}
+
+/// Whether an invocation takes its program from standard input.
+pub(super) fn reads_program_from_stdin(inv: &Invocation) -> bool {
+    let base = inv.base();
+    (is_interpreter(&base) || is_shell(&base)) && program_from_stdin(&base, &inv.argv)
+}

@@ -1,0 +1,244 @@
+//! The analysis walk: every simple command wherever it occurs (SPEC §3.2),
+//! wrappers unwrapped (§3.3), complex reasons (§3.4), effective working
+//! directories (§5.1) and approval units (§4.3).
+//!
+//! The walk is split by concern:
+//! - `walk.rs` — lists, pipelines, compound commands, substitutions:
+//!   collecting the simple commands;
+//! - `unwrap.rs` — transparent wrappers (`env`, `timeout`, `nice` …);
+//! - `cwd.rs` — `cd`/`pushd`/`popd` tracking and per-command directory
+//!   flags (`git -C`, `make -C` …);
+//! - `reasons.rs` — complex reasons that depend on the verb, dangerous
+//!   environment names;
+//! - `inline.rs` — `bash -c` strings, interpreters with inline code or a
+//!   program on standard input, remote code;
+//! - `crude.rs` — text that did not parse.
+
+mod crude;
+mod cwd;
+mod inline;
+mod reasons;
+mod unwrap;
+mod walk;
+
+pub use reasons::dangerous_env;
+
+use crate::parse;
+use crate::paths::basename;
+use crate::syntax::{Redirect, Script};
+use crate::word::Word;
+use cwd::Cwd;
+use walk::{Ctx, Walker};
+
+/// Nesting (substitutions, groups, `bash -c`) followed to this depth.
+pub const MAX_DEPTH: usize = 8;
+
+/// One simple command as it will run, after unwrapping.
+#[derive(Debug, Clone)]
+pub struct Invocation {
+    /// Position in the original command (for source ordering).
+    pub start: usize,
+    /// argv after unwrapping; `argv[0]` is the program word.
+    pub argv: Vec<Word>,
+    /// Leading assignment names (and `env NAME=…` names).
+    pub env: Vec<String>,
+    /// Own redirects, plus those written on a wrapper or a `bash -c`.
+    pub redirects: Vec<Redirect>,
+    /// Effective working directory (§5.1), `None` when unknown or absent.
+    pub cwd: Option<String>,
+    /// Wrappers removed, outermost first (basenames).
+    pub wrappers: Vec<String>,
+    /// Part of what the call must authorize. Inner commands of `xargs`,
+    /// `find -exec` or a literal `eval` are only checked for hard deny.
+    pub gated: bool,
+    /// Inside a pipeline of two or more elements, or backgrounded.
+    pub piped_or_async: bool,
+    /// Reconstructed from text that did not parse (token scan).
+    pub crude: bool,
+}
+
+impl Invocation {
+    /// The program word, when literal.
+    pub fn program(&self) -> Option<String> {
+        self.argv.first().and_then(Word::literal)
+    }
+
+    /// Lowercased basename of the program.
+    pub fn base(&self) -> String {
+        self.program()
+            .map(|p| basename(&p).to_ascii_lowercase())
+            .unwrap_or_default()
+    }
+}
+
+/// Everything the analysis found in one command.
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    /// Every simple command, in source order.
+    pub invocations: Vec<Invocation>,
+    /// Why the command cannot be judged statically (SPEC §3.4), in the
+    /// order found, without duplicates; empty for a simple command.
+    pub complex_reasons: Vec<String>,
+    /// Approval units of the top level (§4.3), without duplicates.
+    pub patterns: Vec<String>,
+    /// The parse of the whole command, when it parsed.
+    pub script: Option<Script>,
+    /// A download reaches a shell or interpreter as its program.
+    pub remote_code: bool,
+    /// A function that calls itself through a pipe or in the background.
+    pub fork_bomb: bool,
+}
+
+/// Context of the analysis that does not change while walking.
+#[derive(Debug, Clone)]
+pub struct Env {
+    /// The user's home directory (expands `~` and `$HOME`).
+    pub home: String,
+}
+
+/// Analyze a shell command with the call's working directory.
+pub fn analyze(command: &str, cwd: Option<&str>, env: &Env) -> Analysis {
+    let mut w = Walker::new(env);
+    let mut c = Cwd {
+        dir: cwd.map(str::to_string),
+        stack: Vec::new(),
+    };
+    match parse::parse(command, 0) {
+        Ok(script) => {
+            let ctx = Ctx {
+                units: true,
+                ..Ctx::default()
+            };
+            w.script(&script, &mut c, &ctx);
+            w.out.script = Some(script);
+        }
+        Err(e) => {
+            w.failed(command, &e, cwd);
+        }
+    }
+    let mut out = w.out;
+    out.invocations.sort_by_key(|i| i.start);
+    if out.invocations.iter().all(|i| !i.gated) {
+        out.reason("no_command");
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.patterns.retain(|p| seen.insert(p.clone()));
+    out
+}
+
+impl Analysis {
+    fn reason(&mut self, r: &str) {
+        if !self.complex_reasons.iter().any(|x| x == r) {
+            self.complex_reasons.push(r.to_string());
+        }
+    }
+
+    /// Whether any complex reason was found.
+    pub fn is_complex(&self) -> bool {
+        !self.complex_reasons.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn an(cmd: &str) -> Analysis {
+        analyze(
+            cmd,
+            Some("/home/u/p"),
+            &Env {
+                home: "/home/u".into(),
+            },
+        )
+    }
+
+    fn programs(a: &Analysis) -> Vec<String> {
+        a.invocations.iter().filter_map(|i| i.program()).collect()
+    }
+
+    #[test]
+    fn finds_every_simple_command() {
+        let a = an("a && b | c; $(d) `e` <(f) >(g)");
+        let p = programs(&a);
+        for x in ["a", "b", "c", "d", "e", "f", "g"] {
+            assert!(p.contains(&x.to_string()), "{x} in {p:?}");
+        }
+    }
+
+    #[test]
+    fn unwraps() {
+        let a = an("timeout 30 nice -n 5 env FOO=1 command rm -rf x");
+        assert_eq!(programs(&a), vec!["rm"]);
+        assert!(!a.is_complex());
+        let a = an("bash -c 'git status && make'");
+        assert_eq!(programs(&a), vec!["git", "make"]);
+    }
+
+    #[test]
+    fn cd_tracking() {
+        let a = an("cd /tmp && ls; (cd /etc); pwd");
+        let cwds: Vec<_> = a
+            .invocations
+            .iter()
+            .map(|i| i.cwd.clone().unwrap())
+            .collect();
+        assert_eq!(cwds, vec!["/home/u/p", "/tmp", "/tmp", "/tmp"]);
+    }
+
+    #[test]
+    fn complex_reasons() {
+        assert!(an("for x in a; do ls; done")
+            .complex_reasons
+            .contains(&"control_flow:for".to_string()));
+        assert!(an("$X")
+            .complex_reasons
+            .contains(&"dynamic_verb".to_string()));
+        assert!(an("PATH=/x ls")
+            .complex_reasons
+            .contains(&"dangerous_env:PATH".to_string()));
+        assert!(an("echo \"x")
+            .complex_reasons
+            .contains(&"parse_error".to_string()));
+        assert!(an("x=1")
+            .complex_reasons
+            .contains(&"no_command".to_string()));
+        assert!(an("cat x | sh")
+            .complex_reasons
+            .contains(&"stdin_program".to_string()));
+        assert!(!an("python3 app.py").is_complex());
+    }
+
+    #[test]
+    fn remote_code_flows() {
+        assert!(an("curl -s x | tee y | bash").remote_code);
+        assert!(an("bash <(curl -s x)").remote_code);
+        assert!(an("sh -c \"$(curl -fsSL x)\"").remote_code);
+        assert!(an(". <(wget -qO- x)").remote_code);
+        assert!(!an("echo \"$(curl -s x)\"").remote_code);
+        assert!(!an("curl -o i.sh x && bash i.sh").remote_code);
+        assert!(an("bash < <(curl -s x)").remote_code);
+        assert!(an("cat <(curl -s x) | sh").remote_code);
+        assert!(an("echo \"$(curl -s x)\" | bash").remote_code);
+        assert!(an("sh <<< \"$(wget -qO- x)\"").remote_code);
+    }
+
+    #[test]
+    fn shellgate_exec_payload_is_seen() {
+        let a = an("shellgate exec --cwd /x -- 'rm -rf /'");
+        assert!(a
+            .complex_reasons
+            .contains(&"shellgate_state_change".to_string()));
+        assert!(a
+            .invocations
+            .iter()
+            .any(|i| !i.gated && i.program().as_deref() == Some("rm")));
+    }
+
+    #[test]
+    fn fork_bomb() {
+        assert!(an(":(){ :|:& };:").fork_bomb);
+        assert!(an("bomb(){ bomb|bomb& };bomb").fork_bomb);
+        assert!(!an("f() { ls; }; f").fork_bomb);
+    }
+}

@@ -1,0 +1,311 @@
+//! Complex reasons (SPEC §3.4) that depend on the verb: code evaluated
+//! from text (`eval`, `source`, `trap`), shell state (`alias`, `set -o`),
+//! dangerous environment assignments, git configuration overrides,
+//! indirect execution (`xargs`, `find -exec`) and shellgate's own state.
+
+use super::crude::shell_quote;
+use super::inline::word_has_download;
+use super::walk::{Ctx, Walker};
+use crate::syntax::Simple;
+use crate::verbs;
+use crate::word::Word;
+
+impl Walker<'_> {
+    /// Names assigned before the command (`NAME=value cmd`); a dangerous
+    /// one is a complex reason.
+    pub(super) fn assignments(&mut self, s: &Simple) -> Vec<String> {
+        let mut env: Vec<String> = Vec::new();
+        for a in &s.assignments {
+            env.push(a.name.clone());
+            if dangerous_env(&a.name) {
+                self.reason(&format!("dangerous_env:{}", a.name));
+            }
+        }
+        env
+    }
+
+    /// Reasons and inner commands that depend on the (unwrapped) verb.
+    /// Inner commands of `eval`, `trap`, `xargs`, `find -exec` and
+    /// `shellgate exec` are walked ungated (hard deny only).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn verb_reasons(
+        &mut self,
+        base: &str,
+        argv: &[Word],
+        env: &[String],
+        own_cwd: Option<&str>,
+        proc_bodies: &[(usize, usize)],
+        s: &Simple,
+        ctx: &Ctx,
+    ) {
+        match base {
+            "eval" => {
+                self.reason("eval");
+                for (i, w) in argv.iter().enumerate().skip(1) {
+                    if word_has_download(self, w) {
+                        self.out.remote_code = true;
+                    }
+                    self.check_code_word(argv, i, proc_bodies, s);
+                }
+                // A literal eval string is still checked for hard deny.
+                let lits: Option<Vec<String>> = argv.iter().skip(1).map(Word::literal).collect();
+                if let Some(l) = lits {
+                    self.ungated_text(&l.join(" "), own_cwd, ctx);
+                }
+            }
+            "source" | "." => {
+                self.reason("source");
+                if argv.len() > 1 {
+                    self.check_code_word(argv, 1, proc_bodies, s);
+                }
+            }
+            "alias" | "unalias" | "shopt" | "enable" => self.reason(base),
+            "trap" => {
+                self.reason("trap");
+                // The handler is code: check it for hard deny when literal.
+                if let Some(h) = argv.get(1).and_then(Word::literal) {
+                    if !h.starts_with('-') {
+                        self.ungated_text(&h, own_cwd, ctx);
+                    }
+                }
+            }
+            "set"
+                if argv
+                    .iter()
+                    .skip(1)
+                    .any(|w| matches!(w.literal().as_deref(), Some("-o") | Some("+o"))) =>
+            {
+                self.reason("set_option");
+            }
+            "export" | "declare" | "typeset" | "readonly" | "local" => {
+                for w in argv.iter().skip(1) {
+                    let v = w.lossy_value();
+                    let name = v.split('=').next().unwrap_or("");
+                    if v.contains('=') && dangerous_env(name) {
+                        self.reason(&format!("dangerous_env:{name}"));
+                    }
+                }
+            }
+            "git" => {
+                let mut i = 1;
+                loop {
+                    let next = verbs::git_skip_globals(argv, i);
+                    let v = argv.get(next).and_then(Word::literal).unwrap_or_default();
+                    if v == "-c"
+                        || v.starts_with("-c") && v.len() > 2
+                        || v.starts_with("--config-env")
+                    {
+                        self.reason("git_config_override");
+                        break;
+                    }
+                    if next == i {
+                        break;
+                    }
+                    i = next;
+                }
+                for w in argv.iter().skip(1) {
+                    let v = w.literal().unwrap_or_default();
+                    if v == "--exec-path" || v.starts_with("--exec-path=") {
+                        self.reason("git_config_override");
+                    }
+                }
+            }
+            "xargs" | "parallel" | "watch" => {
+                self.reason("indirect_execution");
+                let inner = indirect_inner(base, argv);
+                self.ungated_argv(inner, own_cwd, s.start);
+            }
+            "find" => {
+                let mut i = 1;
+                while i < argv.len() {
+                    let v = argv[i].literal().unwrap_or_default();
+                    if matches!(v.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+                        self.reason("indirect_execution");
+                        let mut j = i + 1;
+                        while j < argv.len() {
+                            let t = argv[j].literal().unwrap_or_default();
+                            if t == ";" || t == "+" {
+                                break;
+                            }
+                            j += 1;
+                        }
+                        self.ungated_argv(
+                            argv[i + 1..j.min(argv.len())].to_vec(),
+                            own_cwd,
+                            s.start,
+                        );
+                        i = j;
+                    }
+                    i += 1;
+                }
+            }
+            "shellgate" => {
+                if !shellgate_read_only(argv, env) {
+                    self.reason("shellgate_state_change");
+                }
+                // `shellgate exec [opts] -- PAYLOAD`: the payload still
+                // meets hard deny.
+                let lits: Vec<Option<String>> = argv.iter().map(Word::literal).collect();
+                if lits.iter().any(|l| l.as_deref() == Some("exec")) {
+                    if let Some(dd) = lits.iter().position(|l| l.as_deref() == Some("--")) {
+                        let payload: Option<Vec<String>> = lits[dd + 1..].iter().cloned().collect();
+                        if let Some(p) = payload {
+                            self.ungated_text(&p.join(" "), own_cwd, ctx);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Names whose assignment changes what runs (§3.4).
+pub fn dangerous_env(name: &str) -> bool {
+    const EXACT: &[&str] = &[
+        "PATH",
+        "BASH_ENV",
+        "ENV",
+        "IFS",
+        "PROMPT_COMMAND",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PS4",
+        "GIT_SSH_COMMAND",
+        "GIT_SSH",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_PAGER",
+        "GIT_EDITOR",
+        "GIT_EXEC_PATH",
+        "GIT_ASKPASS",
+        "PAGER",
+        "EDITOR",
+        "VISUAL",
+        "NODE_OPTIONS",
+        "PYTHONPATH",
+        "PYTHONSTARTUP",
+        "PERL5OPT",
+        "PERL5LIB",
+        "RUBYOPT",
+        "RUSTC_WRAPPER",
+        "SSH_ASKPASS",
+        "SUDO_ASKPASS",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "MANPAGER",
+        "BROWSER",
+        "PYTHONHOME",
+        "NODE_PATH",
+        "RUBYLIB",
+        "CDPATH",
+    ];
+    EXACT.contains(&name)
+        || name.starts_with("LD_")
+        || name.starts_with("DYLD_")
+        || name.starts_with("GIT_CONFIG")
+        || name.ends_with("_COMMAND")
+}
+
+/// The command xargs / parallel / watch would run, when literal.
+fn indirect_inner(base: &str, argv: &[Word]) -> Vec<Word> {
+    let mut i = 1;
+    let with_value: &[&str] = match base {
+        "xargs" => &[
+            "-I",
+            "-i",
+            "-n",
+            "-P",
+            "-L",
+            "-l",
+            "-d",
+            "-E",
+            "-e",
+            "-s",
+            "-a",
+            "--arg-file",
+            "--delimiter",
+            "--max-args",
+            "--max-procs",
+            "--replace",
+        ],
+        "watch" => &["-n", "--interval", "-d", "--differences", "-q", "--equexit"],
+        _ => &[
+            "-j",
+            "--jobs",
+            "-S",
+            "--sshlogin",
+            "--joblog",
+            "-a",
+            "--arg-file",
+        ],
+    };
+    while let Some(w) = argv.get(i) {
+        let v = w.literal().unwrap_or_default();
+        if v == "--" {
+            i += 1;
+            break;
+        }
+        if !v.starts_with('-') {
+            break;
+        }
+        if with_value.contains(&v.as_str()) {
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    let mut inner: Vec<Word> = argv.iter().skip(i).cloned().collect();
+    if base == "parallel" {
+        if let Some(p) = inner
+            .iter()
+            .position(|w| w.literal().is_some_and(|v| v.starts_with(":::")))
+        {
+            inner.truncate(p);
+        }
+    }
+    if base == "watch" && inner.len() == 1 {
+        // watch runs its single argument through `sh -c`.
+        if let Some(t) = inner[0].literal() {
+            return t
+                .split_whitespace()
+                .map(|x| Word::analyze(&shell_quote(x), 0))
+                .collect();
+        }
+    }
+    inner
+}
+
+/// `shellgate` subcommands an agent may run unapproved-as-complex (§9.4).
+fn shellgate_read_only(argv: &[Word], env: &[String]) -> bool {
+    if env.iter().any(|e| e == "SHELLGATE_HOME") {
+        return false;
+    }
+    let words: Option<Vec<String>> = argv.iter().skip(1).map(Word::literal).collect();
+    let Some(words) = words else {
+        return false;
+    };
+    if words
+        .iter()
+        .any(|w| w == "--home" || w.starts_with("--home="))
+    {
+        return false;
+    }
+    let positional: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !w.starts_with('-'))
+        .collect();
+    if positional.is_empty() {
+        return words
+            .iter()
+            .all(|w| matches!(w.as_str(), "--help" | "-h" | "--version" | "-V"));
+    }
+    matches!(
+        (positional.first().copied(), positional.get(1).copied()),
+        (Some("check"), _)
+            | (Some("explain"), _)
+            | (Some("approvals"), Some("list"))
+            | (Some("session"), Some("show"))
+            | (Some("help"), _)
+    )
+}

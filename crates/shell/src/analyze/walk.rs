@@ -1,0 +1,502 @@
+//! The walk itself: every simple command wherever it occurs (SPEC §3.2) —
+//! lists, pipelines, groups, subshells, control bodies, functions,
+//! substitutions, process substitutions — in source order, with the
+//! approval units of the top level (§4.3).
+
+use super::cwd::Cwd;
+use super::inline::{reads_program_from_stdin, ShellCWalk};
+use super::unwrap::unwrap_plain;
+use super::{Analysis, Env, Invocation, MAX_DEPTH};
+use crate::parse;
+use crate::paths::basename;
+use crate::syntax::*;
+use crate::verbs::{self, is_interpreter, is_shell, DOWNLOADERS};
+use crate::word::Word;
+
+/// How the walk got where it is.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Ctx {
+    pub(super) depth: usize,
+    /// Redirects inherited from a `bash -c` or wrapper.
+    pub(super) redirects: Vec<Redirect>,
+    /// Whether units should be recorded (top level and `bash -c` strings).
+    pub(super) units: bool,
+    pub(super) piped_or_async: bool,
+    /// Function names defined so far and being walked (fork bomb check).
+    pub(super) in_function: Option<String>,
+}
+
+/// The walk's state: what it found so far.
+pub(super) struct Walker<'e> {
+    pub(super) env: &'e Env,
+    pub(super) out: Analysis,
+    /// Whether the current function body calls itself through a pipe.
+    pub(super) self_call_piped: bool,
+}
+
+impl<'e> Walker<'e> {
+    pub(super) fn new(env: &'e Env) -> Walker<'e> {
+        Walker {
+            env,
+            out: Analysis::default(),
+            self_call_piped: false,
+        }
+    }
+
+    pub(super) fn reason(&mut self, r: &str) {
+        self.out.reason(r);
+    }
+
+    pub(super) fn script(&mut self, s: &Script, cwd: &mut Cwd, ctx: &Ctx) {
+        for item in &s.items {
+            if item.background {
+                let mut c = cwd.clone();
+                let mut ctx2 = ctx.clone();
+                ctx2.piped_or_async = true;
+                self.item(item, &mut c, &ctx2);
+            } else {
+                self.item(item, cwd, ctx);
+            }
+        }
+    }
+
+    pub(super) fn item(&mut self, item: &Item, cwd: &mut Cwd, ctx: &Ctx) {
+        self.pipeline(&item.first, cwd, ctx);
+        for (_, p) in &item.rest {
+            self.pipeline(p, cwd, ctx);
+        }
+    }
+
+    pub(super) fn pipeline(&mut self, p: &Pipeline, cwd: &mut Cwd, ctx: &Ctx) {
+        let multi = p.elems.len() > 1;
+        let mut units: Vec<String> = Vec::new();
+        let mut unit_ok = true;
+        let mut downloader_seen = false;
+        for (i, e) in p.elems.iter().enumerate() {
+            let mut ctx2 = ctx.clone();
+            if multi {
+                ctx2.piped_or_async = true;
+            }
+            let before = self.out.patterns.len();
+            let first_inv = self.out.invocations.len();
+            let tops = if multi {
+                let mut c = cwd.clone();
+                self.command(&e.cmd, &mut c, &ctx2, i > 0)
+            } else {
+                self.command(&e.cmd, cwd, &ctx2, false)
+            };
+            // Units of this element (recorded by `command` at the end of
+            // the patterns list) are folded into the pipeline's unit.
+            let elem_units: Vec<String> = self.out.patterns.drain(before..).collect();
+            if elem_units.len() == 1 {
+                units.push(elem_units.into_iter().next().unwrap_or_default());
+            } else if !elem_units.is_empty() {
+                self.out.patterns.extend(elem_units);
+            } else {
+                unit_ok = false;
+            }
+            // A download reaching a shell or interpreter's program, at any
+            // distance down the pipeline.
+            for idx in &tops {
+                let Some(inv) = self.out.invocations.get(*idx) else {
+                    continue;
+                };
+                if i > 0 && downloader_seen && reads_program_from_stdin(inv) {
+                    self.out.remote_code = true;
+                }
+            }
+            // Anything this element runs, nested or not, may download
+            // (`cat <(curl …) | sh`, `echo "$(curl …)" | sh`).
+            if self.out.invocations[first_inv.min(self.out.invocations.len())..]
+                .iter()
+                .any(|inv| DOWNLOADERS.contains(&inv.base().as_str()))
+            {
+                downloader_seen = true;
+            }
+        }
+        if ctx.units && unit_ok && !units.is_empty() {
+            self.out.patterns.push(units.join(" | "));
+        }
+    }
+
+    /// Walk one command; returns the indices of the invocations it created
+    /// at its own level (not nested in substitutions).
+    pub(super) fn command(
+        &mut self,
+        cmd: &Command,
+        cwd: &mut Cwd,
+        ctx: &Ctx,
+        stdin_piped: bool,
+    ) -> Vec<usize> {
+        match cmd {
+            Command::Simple(s) => self.simple(s, cwd, ctx, stdin_piped),
+            Command::Subshell { body, redirects } => {
+                let Some(ctx2) = self.deeper(ctx, redirects, cwd) else {
+                    return Vec::new();
+                };
+                let mut c = cwd.clone();
+                self.nested_script(body, &mut c, &ctx2)
+            }
+            Command::Group { body, redirects } => {
+                let Some(ctx2) = self.deeper(ctx, redirects, cwd) else {
+                    return Vec::new();
+                };
+                self.nested_script(body, cwd, &ctx2)
+            }
+            Command::Control {
+                kind,
+                words,
+                bodies,
+                redirects,
+            } => {
+                self.reason(&format!("control_flow:{}", kind.keyword()));
+                for w in words {
+                    self.word_substs(w, cwd, ctx);
+                }
+                let Some(mut ctx2) = self.deeper(ctx, redirects, cwd) else {
+                    return Vec::new();
+                };
+                ctx2.units = false;
+                let mut tops = Vec::new();
+                for b in bodies {
+                    tops.extend(self.nested_script(b, cwd, &ctx2));
+                }
+                tops
+            }
+            Command::Arith { text } => {
+                self.word_substs(text, cwd, ctx);
+                Vec::new()
+            }
+            Command::Test { words, redirects } => {
+                for w in words {
+                    self.word_substs(w, cwd, ctx);
+                }
+                self.redirect_substs(redirects, cwd, ctx);
+                Vec::new()
+            }
+            Command::Function { name, body } => {
+                self.reason("function_definition");
+                let mut ctx2 = ctx.clone();
+                ctx2.units = false;
+                ctx2.in_function = Some(name.clone());
+                ctx2.piped_or_async = false;
+                let saved = self.self_call_piped;
+                self.self_call_piped = false;
+                let mut c = cwd.clone();
+                self.command(body, &mut c, &ctx2, false);
+                if self.self_call_piped {
+                    self.out.fork_bomb = true;
+                }
+                self.self_call_piped = saved;
+                Vec::new()
+            }
+            Command::Coproc { body } => {
+                self.reason("coproc");
+                let mut ctx2 = ctx.clone();
+                ctx2.units = false;
+                let mut c = cwd.clone();
+                self.command(body, &mut c, &ctx2, false)
+            }
+        }
+    }
+
+    /// A nested level (group, subshell, control body): depth and redirects.
+    pub(super) fn deeper(
+        &mut self,
+        ctx: &Ctx,
+        redirects: &[Redirect],
+        cwd: &mut Cwd,
+    ) -> Option<Ctx> {
+        self.redirect_substs(redirects, cwd, ctx);
+        if ctx.depth + 1 > MAX_DEPTH {
+            self.reason("nesting_too_deep");
+            return None;
+        }
+        let mut ctx2 = ctx.clone();
+        ctx2.depth += 1;
+        ctx2.redirects.extend(redirects.iter().cloned());
+        Some(ctx2)
+    }
+
+    pub(super) fn nested_script(&mut self, s: &Script, cwd: &mut Cwd, ctx: &Ctx) -> Vec<usize> {
+        let start = self.out.invocations.len();
+        let mut ctx2 = ctx.clone();
+        ctx2.units = false;
+        self.script(s, cwd, &ctx2);
+        (start..self.out.invocations.len()).collect()
+    }
+
+    /// Parse and walk command text found in a word (substitution) at a
+    /// deeper level; changes of directory do not leak out.
+    pub(super) fn nested_text(&mut self, text: &str, base: usize, cwd: &Cwd, ctx: &Ctx) {
+        if ctx.depth + 1 > MAX_DEPTH {
+            self.reason("nesting_too_deep");
+            self.crude_scan(text, cwd.dir.as_deref());
+            return;
+        }
+        match parse::parse(text, base) {
+            Ok(script) => {
+                let mut c = cwd.clone();
+                let ctx2 = Ctx {
+                    depth: ctx.depth + 1,
+                    redirects: Vec::new(),
+                    units: false,
+                    piped_or_async: false,
+                    in_function: ctx.in_function.clone(),
+                };
+                self.script(&script, &mut c, &ctx2);
+            }
+            Err(e) => self.failed(text, &e, cwd.dir.as_deref()),
+        }
+    }
+
+    pub(super) fn word_substs(&mut self, w: &Word, cwd: &Cwd, ctx: &Ctx) {
+        if w.unparsed {
+            self.reason("parse_error");
+            self.crude_scan(&w.raw, cwd.dir.as_deref());
+        }
+        for s in &w.substs {
+            self.nested_text(&s.text, w.start + s.offset + 1, cwd, ctx);
+        }
+    }
+
+    pub(super) fn redirect_substs(&mut self, redirects: &[Redirect], cwd: &Cwd, ctx: &Ctx) {
+        for r in redirects {
+            match &r.target {
+                RedirTarget::File(w) | RedirTarget::HereString(w) => self.word_substs(w, cwd, ctx),
+                RedirTarget::HereDoc { body, expands } => {
+                    if *expands {
+                        self.word_substs(body, cwd, ctx);
+                    }
+                }
+                RedirTarget::ProcSubst { body, .. } => {
+                    if ctx.depth + 1 > MAX_DEPTH {
+                        self.reason("nesting_too_deep");
+                        continue;
+                    }
+                    let mut c = cwd.clone();
+                    let mut ctx2 = ctx.clone();
+                    ctx2.depth += 1;
+                    ctx2.redirects.clear();
+                    ctx2.units = false;
+                    self.script(body, &mut c, &ctx2);
+                }
+                RedirTarget::Fd(_) => {}
+            }
+        }
+    }
+
+    fn simple(&mut self, s: &Simple, cwd: &mut Cwd, ctx: &Ctx, stdin_piped: bool) -> Vec<usize> {
+        // Substitutions anywhere in the command run first.
+        let proc_bodies = self.simple_substs(s, cwd, ctx);
+        let mut env = self.assignments(s);
+
+        let mut redirects: Vec<Redirect> = s.redirects.clone();
+        redirects.extend(ctx.redirects.iter().cloned());
+
+        if s.words.is_empty() {
+            return self.redirect_only(s, env, redirects, cwd, ctx);
+        }
+
+        // Unwrap transparent wrappers (§3.3).
+        let (argv, wrappers, own_cwd) =
+            self.unwrap_wrappers(s.words.clone(), &mut env, cwd.dir.clone());
+
+        let Some(w0) = argv.first() else {
+            return Vec::new();
+        };
+        let program = w0.literal();
+        let Some(program) = program else {
+            self.reason("dynamic_verb");
+            return self.push(s, argv, env, redirects, own_cwd, wrappers, ctx);
+        };
+        if w0.glob {
+            self.reason("dynamic_verb");
+        }
+        let base = basename(&program).to_ascii_lowercase();
+        let base_exact = basename(&program).to_string();
+
+        // Shell with a -c string: the string's commands are the commands.
+        if is_shell(&base_exact) {
+            match self.shell_c(&argv, &redirects, own_cwd.as_deref(), ctx) {
+                ShellCWalk::Walked(tops) => return tops,
+                ShellCWalk::Opaque => {
+                    return self.push(s, argv, env, redirects, own_cwd, wrappers, ctx);
+                }
+                ShellCWalk::NotC => {}
+            }
+        }
+
+        // Interpreters and shells: inline code, or a program read from
+        // standard input (§3.3, §4.2).
+        if is_interpreter(&base) {
+            self.interpreter(&base, &argv, &redirects, &proc_bodies, s, stdin_piped);
+        }
+
+        self.verb_reasons(&base, &argv, &env, own_cwd.as_deref(), &proc_bodies, s, ctx);
+        // git -C DIR, make -C DIR …: the directory of this command only.
+        let own_cwd = self.dir_overrides(&base, &argv, own_cwd);
+
+        // Fork bomb: a function calling itself through a pipe or `&`.
+        if let Some(f) = &ctx.in_function {
+            if &program == f && ctx.piped_or_async {
+                self.self_call_piped = true;
+            }
+        }
+
+        let idx = self.push(
+            s,
+            argv.clone(),
+            env,
+            redirects,
+            own_cwd.clone(),
+            wrappers,
+            ctx,
+        );
+
+        // cd / pushd / popd change the directory of what follows.
+        if matches!(base.as_str(), "cd" | "chdir" | "pushd" | "popd") {
+            self.change_dir(&base, &argv, cwd);
+        }
+        idx
+    }
+
+    /// Walk the substitutions of a simple command (they run first);
+    /// returns, per process-substitution word, the index of the first
+    /// invocation its body produced.
+    fn simple_substs(&mut self, s: &Simple, cwd: &Cwd, ctx: &Ctx) -> Vec<(usize, usize)> {
+        for a in &s.assignments {
+            if let Some(i) = &a.index {
+                self.word_substs(i, cwd, ctx);
+            }
+            for v in &a.values {
+                self.word_substs(v, cwd, ctx);
+            }
+        }
+        for w in &s.words {
+            self.word_substs(w, cwd, ctx);
+        }
+        self.redirect_substs(&s.redirects, cwd, ctx);
+        let mut proc_bodies: Vec<(usize, usize)> = Vec::new(); // word index → first inv index
+        for p in &s.proc_substs {
+            if ctx.depth + 1 > MAX_DEPTH {
+                self.reason("nesting_too_deep");
+                continue;
+            }
+            let first = self.out.invocations.len();
+            let mut c = cwd.clone();
+            let ctx2 = Ctx {
+                depth: ctx.depth + 1,
+                units: false,
+                ..Ctx::default()
+            };
+            self.script(&p.body, &mut c, &ctx2);
+            proc_bodies.push((p.word_index, first));
+        }
+        proc_bodies
+    }
+
+    /// A redirect-only command (`> f`) behaves like `:` with it.
+    fn redirect_only(
+        &mut self,
+        s: &Simple,
+        env: Vec<String>,
+        redirects: Vec<Redirect>,
+        cwd: &Cwd,
+        ctx: &Ctx,
+    ) -> Vec<usize> {
+        if s.redirects.is_empty() {
+            return Vec::new();
+        }
+        let inv = Invocation {
+            start: s.start,
+            argv: vec![Word::analyze(":", s.start)],
+            env,
+            redirects,
+            cwd: cwd.dir.clone(),
+            wrappers: Vec::new(),
+            gated: true,
+            piped_or_async: ctx.piped_or_async,
+            crude: false,
+        };
+        self.out.invocations.push(inv);
+        if ctx.units {
+            if let Some(u) = verbs::unit(
+                &self.out.invocations[self.out.invocations.len() - 1].argv,
+                &s.redirects,
+            ) {
+                self.out.patterns.push(u);
+            }
+        }
+        vec![self.out.invocations.len() - 1]
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn push(
+        &mut self,
+        s: &Simple,
+        argv: Vec<Word>,
+        env: Vec<String>,
+        redirects: Vec<Redirect>,
+        cwd: Option<String>,
+        wrappers: Vec<String>,
+        ctx: &Ctx,
+    ) -> Vec<usize> {
+        if ctx.units {
+            if let Some(u) = verbs::unit(&argv, &s.redirects) {
+                self.out.patterns.push(u);
+            }
+        }
+        self.out.invocations.push(Invocation {
+            start: s.start,
+            argv,
+            env,
+            redirects,
+            cwd,
+            wrappers,
+            gated: true,
+            piped_or_async: ctx.piped_or_async,
+            crude: false,
+        });
+        vec![self.out.invocations.len() - 1]
+    }
+
+    /// Text run as code whose commands are only checked for hard deny.
+    pub(super) fn ungated_text(&mut self, text: &str, cwd: Option<&str>, ctx: &Ctx) {
+        if ctx.depth + 1 > MAX_DEPTH {
+            return;
+        }
+        let first = self.out.invocations.len();
+        let c = Cwd {
+            dir: cwd.map(str::to_string),
+            stack: Vec::new(),
+        };
+        let mut ctx2 = ctx.clone();
+        ctx2.units = false;
+        self.nested_text(text, usize::MAX / 2, &c, &ctx2);
+        for inv in self.out.invocations.iter_mut().skip(first) {
+            inv.gated = false;
+        }
+    }
+
+    pub(super) fn ungated_argv(&mut self, argv: Vec<Word>, cwd: Option<&str>, start: usize) {
+        if argv.is_empty() {
+            return;
+        }
+        let (argv, wrappers) = unwrap_plain(&argv);
+        if argv.is_empty() {
+            return;
+        }
+        self.out.invocations.push(Invocation {
+            start: start.saturating_add(1),
+            argv,
+            env: Vec::new(),
+            redirects: Vec::new(),
+            cwd: cwd.map(str::to_string),
+            wrappers,
+            gated: false,
+            piped_or_async: false,
+            crude: false,
+        });
+    }
+}
