@@ -1,7 +1,7 @@
 //! Any bytes as tool-approvals.json: load (quarantine) and match, no panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use shellgate_engine::store::Store;
+use shellgate_store::Store;
 use shellgate_engine::{Audience, Os};
 
 fuzz_target!(|data: &[u8]| {

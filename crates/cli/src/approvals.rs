@@ -2,9 +2,9 @@
 
 use anyhow::Result;
 use clap::Subcommand;
-use shellgate_engine::store::{self, Grant, Store};
 use shellgate_engine::{Audience, Os};
 use shellgate_shell::paths;
+use shellgate_store::grant_file::{self, Grant, Store};
 
 use crate::edge::{self, Homes};
 use crate::AudienceArg;
@@ -77,7 +77,7 @@ Examples:
 /// about quarantined files that exist.
 fn load_with_notes(homes: &Homes) -> Result<Store> {
     let loaded = Store::load(&homes.store_path());
-    for n in store::quarantine_notes(&homes.store_path()) {
+    for n in grant_file::quarantine_notes(&homes.store_path()) {
         println!("{n}");
     }
     Ok(loaded?.0)
@@ -175,7 +175,7 @@ pub fn run(homes: &Homes, cmd: ApprovalsCmd) -> Result<u8> {
                     eprintln!("revoke --all needs --tool T.");
                     return Ok(1);
                 };
-                let n = store::remove_all_for_tool(&path, &t)?;
+                let n = grant_file::remove_all_for_tool(&path, &t)?;
                 println!("Removed {n} approval(s) for tool '{t}'.");
                 return Ok(0);
             }
@@ -209,7 +209,7 @@ pub fn run(homes: &Homes, cmd: ApprovalsCmd) -> Result<u8> {
             };
             let mut removed = 0;
             for (a, t) in targets {
-                for g in store::remove(&path, a, &t, &matcher)? {
+                for g in grant_file::remove(&path, a, &t, &matcher)? {
                     println!("Removed '{}' from {} / {}.", g.label(), a.as_str(), t);
                     removed += 1;
                 }
@@ -232,7 +232,7 @@ pub fn run(homes: &Homes, cmd: ApprovalsCmd) -> Result<u8> {
                 eprintln!("Refusing verb '{verb}': a verb may not be empty, contain ' in ' or ' anywhere', or start with '-'.");
                 return Ok(1);
             }
-            let report = store::add(
+            let report = grant_file::add(
                 &homes.store_path(),
                 audience,
                 &tool,
@@ -266,7 +266,7 @@ pub fn run(homes: &Homes, cmd: ApprovalsCmd) -> Result<u8> {
                 eprintln!("Refusing '{d}': too broad (fewer than two path segments). Use 'trust-verb' for anywhere.");
                 return Ok(1);
             }
-            store::add(
+            grant_file::add(
                 &homes.store_path(),
                 audience,
                 &tool,

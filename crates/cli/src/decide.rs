@@ -4,9 +4,9 @@ use anyhow::{bail, Result};
 use clap::Args;
 use shellgate_engine::policy::{plan_answer, Context, Decision, Request};
 use shellgate_engine::prompt::{self, ALL_OPTIONS};
-use shellgate_engine::state::DecisionRecord;
-use shellgate_engine::store;
 use shellgate_engine::Channel;
+use shellgate_store::grant_file;
+use shellgate_store::state::DecisionRecord;
 
 use crate::edge::{self, Edge, Homes};
 use crate::CallArgs;
@@ -115,7 +115,7 @@ pub fn apply_answer(
     let homes = edge.homes.clone();
     let plan = plan_answer(d, option, ctx);
     if !plan.store.is_empty() {
-        store::add(
+        grant_file::add(
             &homes.store_path(),
             ctx.audience,
             &req.tool,

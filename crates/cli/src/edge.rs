@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _, Result};
 use shellgate_engine::config::{load_user_safe_verbs, PolicyConfig};
-use shellgate_engine::policy::{self, Context, GrantRef, Lookups, Policy};
-use shellgate_engine::state::{is_valid_session_id, SessionRecord, StateDb};
-use shellgate_engine::store::{self, StoreCache};
+use shellgate_engine::policy::{self, Context, Policy};
 use shellgate_engine::{Audience, Channel, Os};
+use shellgate_store::state::{is_valid_session_id, SessionRecord, StateDb};
+use shellgate_store::{StoreCache, StoreLookups};
 
 /// Default session id when a call names none.
 pub const DEFAULT_SESSION: &str = "default";
@@ -125,73 +125,6 @@ impl Edge {
     pub fn set_call(&mut self, session: &str, os: Os) {
         self.session = session.to_string();
         self.os = os;
-    }
-}
-
-/// Borrowed view implementing the policy's lookups.
-pub struct EdgeLookups<'a> {
-    pub store: Option<&'a store::Store>,
-    pub db: Option<&'a StateDb>,
-    pub session: &'a str,
-    pub home: &'a str,
-    pub os: Os,
-    pub consume_once: bool,
-}
-
-impl Lookups for EdgeLookups<'_> {
-    fn persistent_grant(
-        &self,
-        audience: Audience,
-        tool: &str,
-        verb: &str,
-        dir: Option<&str>,
-    ) -> Option<GrantRef> {
-        let g = self
-            .store?
-            .find(audience, tool, verb, dir, self.home, self.os)?;
-        Some(GrantRef {
-            verb: g.verb,
-            directory: g.directory,
-        })
-    }
-
-    fn session_grant(
-        &self,
-        audience: Audience,
-        tool: &str,
-        verb: &str,
-        dir: Option<&str>,
-    ) -> Option<GrantRef> {
-        let db = self.db?;
-        let grants = db.session_grants(self.session, audience, tool).ok()?;
-        grants
-            .into_iter()
-            .find(|g| {
-                store::grant_covers(
-                    &g.verb,
-                    g.directory.as_deref(),
-                    verb,
-                    dir,
-                    self.home,
-                    self.os,
-                )
-            })
-            .map(|g| GrantRef {
-                verb: g.verb,
-                directory: g.directory,
-            })
-    }
-
-    fn take_once(&self, tool: &str, command: &str, cwd: Option<&str>) -> bool {
-        if !self.consume_once {
-            return false;
-        }
-        match self.db {
-            Some(db) => db
-                .take_once(self.session, tool, command, cwd)
-                .unwrap_or(false),
-            None => false,
-        }
     }
 }
 
@@ -339,7 +272,7 @@ pub fn evaluate(
         .store
         .get()
         .with_context(|| "cannot read the approvals store".to_string())?;
-    let lookups = EdgeLookups {
+    let lookups = StoreLookups {
         store: Some(store),
         db: edge.db.as_ref(),
         session: &session,

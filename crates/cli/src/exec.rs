@@ -19,7 +19,7 @@ use clap::Args;
 use shellgate_engine::model::SHELL_TOOL;
 use shellgate_engine::policy::{Context, Decision, Request};
 use shellgate_engine::render::PromptView;
-use shellgate_engine::state::DecisionRecord;
+use shellgate_store::state::DecisionRecord;
 
 use crate::decide;
 use crate::edge::{self, Edge, Homes, UsageError};

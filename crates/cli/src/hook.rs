@@ -28,9 +28,9 @@ use shellgate_engine::candidates::{Scope, Touch, TouchKind};
 use shellgate_engine::config::expand_home;
 use shellgate_engine::policy::{Context, Decision, Policy, Request, Status};
 use shellgate_engine::protected::{self, Behaviour, Protected};
-use shellgate_engine::state::{is_valid_session_id, DecisionRecord, SessionRecord, StateError};
 use shellgate_engine::{Audience, Channel};
 use shellgate_shell::paths;
+use shellgate_store::state::{is_valid_session_id, DecisionRecord, SessionRecord, StateError};
 
 use crate::edge::{self, CallFlags, Edge, Homes, UsageError};
 use crate::ChannelArg;

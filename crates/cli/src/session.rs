@@ -2,9 +2,9 @@
 
 use anyhow::{bail, Result};
 use clap::Subcommand;
-use shellgate_engine::state::{is_valid_session_id, SessionRecord};
 use shellgate_engine::{Audience, Channel};
 use shellgate_shell::paths;
+use shellgate_store::state::{is_valid_session_id, SessionRecord};
 
 use crate::edge::{self, Edge, Homes, UsageError};
 use crate::{AudienceArg, ChannelArg};

@@ -13,7 +13,7 @@ use std::process::{Command, Output, Stdio};
 
 use rexpect::process::WaitStatus;
 use rexpect::session::{spawn_command, PtySession};
-use shellgate_engine::state::StateDb;
+use shellgate_store::state::StateDb;
 
 const BIN: &str = env!("CARGO_BIN_EXE_shellgate");
 

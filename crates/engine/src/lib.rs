@@ -15,5 +15,3 @@ pub mod prompt;
 pub mod protected;
 pub mod render;
 pub mod safe_verbs;
-pub mod state;
-pub mod store;

@@ -1,4 +1,6 @@
-//! Property tests of invariants the gate must keep for any input.
+//! Property tests of invariants the gate must keep for any input: an
+//! offered approval, once persisted in the grant file or as session
+//! grants, allows the same call on re-check.
 
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -6,77 +8,8 @@ use std::path::PathBuf;
 use proptest::prelude::*;
 use shellgate_engine::config::PolicyConfig;
 use shellgate_engine::policy::{self, Context, GrantRef, Lookups, Policy, Request};
-use shellgate_engine::store::{self, Store};
 use shellgate_engine::{Audience, Channel, Os};
-use shellgate_shell::display::{display, must_escape};
-use shellgate_shell::parse::parse;
-
-fn shellish() -> impl Strategy<Value = String> {
-    let atoms = prop::sample::select(vec![
-        "echo",
-        "ls",
-        "git",
-        "rm -rf",
-        "\n",
-        "\r",
-        "\r\n",
-        "\t",
-        "\"",
-        "'",
-        "$(",
-        ")",
-        "`",
-        "|",
-        "&&",
-        ";",
-        "<<EOF\n",
-        "EOF",
-        "\u{202e}",
-        "\u{200b}",
-        "\u{1b}[2K",
-        "\u{9b}",
-        "\u{7f}",
-        "\u{0}",
-        "\u{2028}",
-        "\u{feff}",
-        "é",
-        "🎉",
-        " ",
-        "a",
-        "/tmp",
-        "~",
-        "${x}",
-        "(",
-        "{",
-        "}",
-        "\\",
-    ]);
-    prop::collection::vec(atoms, 0..24).prop_map(|v| v.concat())
-}
-
-fn visible(s: &str) -> bool {
-    !s.chars()
-        .any(|c| must_escape(c) || c == '\n' || c == '\r' || c == '\t')
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, .. ProptestConfig::default() })]
-
-    /// Display text never contains a control, bidi or line-break character.
-    #[test]
-    fn display_is_always_visible(cmd in any::<String>()) {
-        let script = parse(&cmd, 0).ok();
-        let d = display(&cmd, script.as_ref());
-        prop_assert!(visible(&d), "display {:?} of {:?}", d, cmd);
-    }
-
-    #[test]
-    fn display_of_shell_like_text_is_visible(cmd in shellish()) {
-        let script = parse(&cmd, 0).ok();
-        let d = display(&cmd, script.as_ref());
-        prop_assert!(visible(&d), "display {:?} of {:?}", d, cmd);
-    }
-}
+use shellgate_store::grant_file::{self, Store};
 
 /// Lookups backed by a real store file and in-memory session grants.
 struct Real {
@@ -110,7 +43,9 @@ impl Lookups for Real {
         self.session
             .borrow()
             .iter()
-            .find(|(v, d)| store::grant_covers(v, d.as_deref(), verb, dir, &self.home, Os::Linux))
+            .find(|(v, d)| {
+                grant_file::grant_covers(v, d.as_deref(), verb, dir, &self.home, Os::Linux)
+            })
             .map(|(v, d)| GrantRef {
                 verb: v.clone(),
                 directory: d.clone(),
@@ -239,7 +174,7 @@ proptest! {
         prop_assume!(offered.iter().any(|o| o == option));
         let plan = policy::plan_answer(&first, option, &ctx);
         if !plan.store.is_empty() {
-            store::add(&lookups.store_path, Audience::Personal, "shell_execute", &plan.store, Os::Linux).unwrap();
+            grant_file::add(&lookups.store_path, Audience::Personal, "shell_execute", &plan.store, Os::Linux).unwrap();
         }
         lookups.session.borrow_mut().extend(plan.session.iter().cloned());
         let second = policy::evaluate(&pol, &req, &ctx, &lookups);

@@ -1,15 +1,13 @@
-//! Analysis and decision cost (SPEC §14). Run: `cargo bench -p shellgate-engine`.
+//! Decision cost (SPEC §14), with and without persistent grants to match.
+//! Run: `cargo bench -p shellgate-store`.
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use shellgate_engine::config::PolicyConfig;
 use shellgate_engine::policy::{evaluate, Context, GrantRef, Lookups, NoLookups, Policy, Request};
-use shellgate_engine::store::Store;
 use shellgate_engine::{Audience, Channel, Os};
-use shellgate_shell::analyze::{analyze, Env};
-use shellgate_shell::display::display;
-use shellgate_shell::parse::parse;
+use shellgate_store::Store;
 
 const TYPICAL: &[&str] = &[
     "git status",
@@ -22,42 +20,7 @@ const TYPICAL: &[&str] = &[
     "find . -name '*.rs' -exec wc -l {} +",
 ];
 
-fn corpus() -> Vec<String> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpora");
-    let mut v = Vec::new();
-    for f in ["nl2bash.cmds", "tldr.cmds"] {
-        if let Ok(t) = std::fs::read_to_string(format!("{root}/{f}")) {
-            v.extend(t.lines().map(str::to_string));
-        }
-    }
-    v
-}
-
-fn bench(c: &mut Criterion) {
-    let env = Env {
-        home: "/home/u".into(),
-    };
-    let mut g = c.benchmark_group("analysis");
-    for cmd in TYPICAL {
-        g.bench_with_input(BenchmarkId::from_parameter(cmd), cmd, |b, cmd| {
-            b.iter(|| analyze(black_box(cmd), Some("/home/u/p"), &env))
-        });
-    }
-    g.finish();
-
-    let corpus = corpus();
-    let mut g = c.benchmark_group("corpus");
-    g.sample_size(10);
-    g.throughput(Throughput::Elements(corpus.len() as u64));
-    g.bench_function("analyze_all", |b| {
-        b.iter(|| {
-            for cmd in &corpus {
-                black_box(analyze(cmd, Some("/home/u/p"), &env));
-            }
-        })
-    });
-    g.finish();
-
+fn bench_decision(c: &mut Criterion) {
     let t = tempfile::tempdir().expect("tempdir");
     let root = t.path().to_string_lossy().to_string();
     let proj = format!("{root}/home/p");
@@ -183,30 +146,5 @@ fn bench_grants(c: &mut Criterion) {
     g.finish();
 }
 
-fn bench_text(c: &mut Criterion) {
-    let env = Env {
-        home: "/home/u".into(),
-    };
-    let script: String = (0..120)
-        .map(|i| format!("cp src/file{i}.txt build/out{i}.txt && echo copied {i}\n"))
-        .collect::<String>()
-        .chars()
-        .take(4096)
-        .collect();
-    let nested = format!("echo {}hi{}", "$(echo ".repeat(8), ")".repeat(8));
-    let mut g = c.benchmark_group("long");
-    g.bench_function("script_4k", |b| {
-        b.iter(|| analyze(black_box(&script), Some("/home/u/p"), &env))
-    });
-    g.bench_function("nested_substitutions_8", |b| {
-        b.iter(|| analyze(black_box(&nested), Some("/home/u/p"), &env))
-    });
-    g.bench_function("display_multiline_4k", |b| {
-        let parsed = parse(&script, 0).ok();
-        b.iter(|| display(black_box(&script), parsed.as_ref()))
-    });
-    g.finish();
-}
-
-criterion_group!(benches, bench, bench_grants, bench_text);
+criterion_group!(benches, bench_decision, bench_grants);
 criterion_main!(benches);
