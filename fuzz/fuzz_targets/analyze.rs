@@ -2,7 +2,8 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use shellgate_shell::analyze::{analyze, Env};
-use shellgate_engine::candidates::{for_invocation, Resolver};
+use shellgate_policy::candidates::{for_invocation, Resolver};
+use shellgate_policy::fs::OsFs;
 use shellgate_shell::display::display;
 
 fuzz_target!(|data: &[u8]| {
@@ -13,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(cmd) = std::str::from_utf8(data) else { return };
     let env = Env { home: "/home/u".into() };
     let a = analyze(cmd, Some("/home/u/p"), &env);
-    let r = Resolver { home: "/home/u", windows: false };
+    let r = Resolver { home: "/home/u", windows: false, fs: &OsFs };
     let mut reasons = Vec::new();
     for inv in &a.invocations {
         let _ = for_invocation(inv, &r, &mut reasons);

@@ -1,9 +1,10 @@
 //! Any bytes as a command through the whole policy decision.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use shellgate_engine::config::PolicyConfig;
-use shellgate_engine::policy::{evaluate, Context, NoLookups, Policy, Request};
-use shellgate_engine::{Audience, Channel, Os};
+use shellgate_policy::config::PolicyConfig;
+use shellgate_policy::decision::{evaluate, Context, NoLookups, Policy, Request};
+use shellgate_policy::fs::OsFs;
+use shellgate_policy::{Audience, Channel, Os};
 
 fuzz_target!(|data: &[u8]| {
     // Panics the engine contains (catch_unwind around the parser) are not
@@ -21,6 +22,7 @@ fuzz_target!(|data: &[u8]| {
         session_dir: "/tmp/.sg/sessions/s1".into(),
         home: "/tmp".into(),
         gate_home: "/tmp/.sg".into(),
+        fs: &OsFs,
     };
     let req = Request { tool: "shell_execute".into(), command: cmd.to_string(), working_directory: Some("/tmp".into()) };
     let d = evaluate(&policy, &req, &ctx, &NoLookups);

@@ -1,8 +1,8 @@
 //! Any text as policy.toml: parse or a clear error, never a panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use shellgate_engine::config::PolicyConfig;
-use shellgate_engine::Audience;
+use shellgate_policy::config::PolicyConfig;
+use shellgate_policy::Audience;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use clap::Subcommand;
-use shellgate_engine::{Audience, Os};
+use shellgate_policy::{Audience, Os};
 use shellgate_shell::paths;
 use shellgate_store::grant_file::{self, Grant, Store};
 

@@ -5,8 +5,8 @@ use std::io::{BufRead, Write};
 use anyhow::{Context as _, Result};
 use clap::Args;
 use serde::Deserialize;
-use shellgate_engine::policy::{Decision, Request};
-use shellgate_engine::{Audience, Channel, Os};
+use shellgate_policy::decision::{Decision, Request};
+use shellgate_policy::{Audience, Channel, Os};
 
 use crate::edge::{self, CallFlags, Edge, Homes};
 use crate::CallArgs;
@@ -76,7 +76,7 @@ pub fn summary(d: &Decision) -> String {
     if let Some(o) = &d.options {
         let labels: Vec<&str> = o
             .iter()
-            .filter_map(|k| shellgate_engine::prompt::label(k))
+            .filter_map(|k| shellgate_policy::prompt::label(k))
             .collect();
         s.push_str(&format!("  options: {}\n", labels.join(" / ")));
     }
@@ -205,7 +205,7 @@ fn batch(homes: &Homes, a: &CheckArgs, file: &str) -> Result<u8> {
 
 fn batch_line(
     edge: &mut Edge,
-    policy: &shellgate_engine::policy::Policy,
+    policy: &shellgate_policy::decision::Policy,
     a: &CheckArgs,
     defaults: &CallFlags,
     line: &str,

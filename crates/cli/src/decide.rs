@@ -2,9 +2,9 @@
 
 use anyhow::{bail, Result};
 use clap::Args;
-use shellgate_engine::policy::{plan_answer, Context, Decision, Request};
-use shellgate_engine::prompt::{self, ALL_OPTIONS};
-use shellgate_engine::Channel;
+use shellgate_policy::decision::{plan_answer, Context, Decision, Request};
+use shellgate_policy::prompt::{self, ALL_OPTIONS};
+use shellgate_policy::Channel;
 use shellgate_store::grant_file;
 use shellgate_store::state::DecisionRecord;
 

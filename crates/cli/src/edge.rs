@@ -5,9 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _, Result};
-use shellgate_engine::config::{load_user_safe_verbs, PolicyConfig};
-use shellgate_engine::policy::{self, Context, Policy};
-use shellgate_engine::{Audience, Channel, Os};
+use shellgate_policy::config::{load_user_safe_verbs, PolicyConfig};
+use shellgate_policy::decision::{self, Context, Policy};
+use shellgate_policy::fs::OsFs;
+use shellgate_policy::{Audience, Channel, Os};
 use shellgate_store::state::{is_valid_session_id, SessionRecord, StateDb};
 use shellgate_store::{StoreCache, StoreLookups};
 
@@ -145,7 +146,7 @@ pub struct UsageError(pub String);
 
 /// Build the evaluation context: recorded sessions apply, flags may only
 /// narrow them.
-pub fn build_context(edge: &mut Edge, flags: &CallFlags) -> Result<Context> {
+pub fn build_context(edge: &mut Edge, flags: &CallFlags) -> Result<Context<'static>> {
     let session = flags
         .session
         .clone()
@@ -240,12 +241,13 @@ pub fn build_context(edge: &mut Edge, flags: &CallFlags) -> Result<Context> {
         session_dir: shellgate_shell::paths::normalize(&session_dir.to_string_lossy()),
         home: homes.user.clone(),
         gate_home: homes.gate_str(),
+        fs: &OsFs,
     })
 }
 
 /// Absolute, normalized form of a directory given on the command line.
 pub fn normalize_dir(d: &str, home: &str) -> String {
-    let expanded = shellgate_engine::config::expand_home(d, home);
+    let expanded = shellgate_policy::config::expand_home(d, home);
     if expanded.starts_with('/') {
         shellgate_shell::paths::normalize(&expanded)
     } else {
@@ -260,9 +262,9 @@ pub fn normalize_dir(d: &str, home: &str) -> String {
 pub fn evaluate(
     edge: &mut Edge,
     policy: &Policy,
-    req: &policy::Request,
+    req: &decision::Request,
     ctx: &Context,
-) -> Result<policy::Decision> {
+) -> Result<decision::Decision> {
     let consume = edge.consume_once;
     let session = ctx.session.clone();
     let home = ctx.home.clone();
@@ -279,6 +281,7 @@ pub fn evaluate(
         home: &home,
         os,
         consume_once: consume,
+        fs: ctx.fs,
     };
-    Ok(policy::evaluate(policy, req, ctx, &lookups))
+    Ok(decision::evaluate(policy, req, ctx, &lookups))
 }

@@ -16,9 +16,9 @@ use std::process::Command;
 
 use anyhow::{Context as _, Result};
 use clap::Args;
-use shellgate_engine::model::SHELL_TOOL;
-use shellgate_engine::policy::{Context, Decision, Request};
-use shellgate_engine::render::PromptView;
+use shellgate_policy::decision::{Context, Decision, Request};
+use shellgate_policy::model::SHELL_TOOL;
+use shellgate_policy::render::PromptView;
 use shellgate_store::state::DecisionRecord;
 
 use crate::decide;
@@ -211,8 +211,8 @@ mod tty {
     use std::io::{BufRead, Read, Write};
 
     use anyhow::Result;
-    use shellgate_engine::prompt;
-    use shellgate_engine::render::{self, PromptView};
+    use shellgate_policy::prompt;
+    use shellgate_policy::render::{self, PromptView};
 
     pub struct Tty {
         file: File,

@@ -1,7 +1,7 @@
 //! `shellgate explain`: a readable breakdown of one decision.
 
 use anyhow::Result;
-use shellgate_engine::policy::Request;
+use shellgate_policy::decision::Request;
 use shellgate_shell::analyze::{analyze, Env};
 use shellgate_shell::display;
 
@@ -67,7 +67,7 @@ pub fn run(homes: &Homes, a: &CallArgs) -> Result<u8> {
         d.cwd.as_deref().unwrap_or("(none)")
     ));
     if req.tool == "shell_execute"
-        && req.command.len() <= shellgate_engine::policy::MAX_COMMAND_BYTES
+        && req.command.len() <= shellgate_policy::decision::MAX_COMMAND_BYTES
     {
         let an = analyze(
             &req.command,
@@ -132,7 +132,7 @@ pub fn run(homes: &Homes, a: &CallArgs) -> Result<u8> {
         if let Some(o) = &d.options {
             let labels: Vec<&str> = o
                 .iter()
-                .filter_map(|k| shellgate_engine::prompt::label(k))
+                .filter_map(|k| shellgate_policy::prompt::label(k))
                 .collect();
             s.push_str(&format!("Options: {}\n", labels.join(" / ")));
         }

@@ -24,11 +24,11 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use serde_json::{json, Map, Value};
-use shellgate_engine::candidates::{Scope, Touch, TouchKind};
-use shellgate_engine::config::expand_home;
-use shellgate_engine::policy::{Context, Decision, Policy, Request, Status};
-use shellgate_engine::protected::{self, Behaviour, Protected};
-use shellgate_engine::{Audience, Channel};
+use shellgate_policy::candidates::{Scope, Touch, TouchKind};
+use shellgate_policy::config::expand_home;
+use shellgate_policy::decision::{Context, Decision, Policy, Request, Status};
+use shellgate_policy::protected::{self, Behaviour, Protected};
+use shellgate_policy::{Audience, Channel};
 use shellgate_shell::paths;
 use shellgate_store::state::{is_valid_session_id, DecisionRecord, SessionRecord, StateError};
 
@@ -863,6 +863,7 @@ fn protected_below(policy: &Policy, ctx: &Context, call: &Call) -> Option<Decisi
         &ctx.home,
         policy.config.protected_read(),
         policy.config.protected_write(),
+        ctx.fs,
     );
     let t = Touch {
         path: path.clone(),

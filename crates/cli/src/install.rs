@@ -101,7 +101,7 @@ fn hook_command(homes: &Homes, host: Host, channel: Option<ChannelArg>) -> Resul
     }
     cmd.push_str(&format!(" hook {}", host.name()));
     if let Some(c) = channel {
-        let c: shellgate_engine::Channel = c.into();
+        let c: shellgate_policy::Channel = c.into();
         cmd.push_str(&format!(" --channel {}", c.as_str()));
     }
     Ok(cmd)

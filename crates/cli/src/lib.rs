@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use shellgate_engine::{Audience, Channel, Os};
+use shellgate_policy::{Audience, Channel, Os};
 
 use crate::edge::{CallFlags, UsageError};
 

@@ -2,7 +2,8 @@
 
 use anyhow::{bail, Result};
 use clap::Subcommand;
-use shellgate_engine::{Audience, Channel};
+use shellgate_policy::fs::OsFs;
+use shellgate_policy::{Audience, Channel};
 use shellgate_shell::paths;
 use shellgate_store::state::{is_valid_session_id, SessionRecord};
 
@@ -109,7 +110,7 @@ pub fn run(homes: &Homes, cmd: SessionCmd) -> Result<u8> {
             let project_dir = match project_dir {
                 Some(d) => {
                     let n = edge::normalize_dir(&d, &homes.user);
-                    if !shellgate_engine::fs::is_dir(&n) {
+                    if !shellgate_policy::fs::is_dir(&OsFs, &n) {
                         bail!("project directory {n} does not exist or is not a directory");
                     }
                     Some(n)
@@ -155,7 +156,7 @@ pub fn run(homes: &Homes, cmd: SessionCmd) -> Result<u8> {
         SessionCmd::SetProjectDir { id, dir } => {
             check_id(&id)?;
             let n = edge::normalize_dir(&dir, &homes.user);
-            if !shellgate_engine::fs::is_dir(&n) {
+            if !shellgate_policy::fs::is_dir(&OsFs, &n) {
                 eprintln!("{n} does not exist or is not a directory");
                 return Ok(1);
             }
@@ -185,11 +186,11 @@ pub fn run(homes: &Homes, cmd: SessionCmd) -> Result<u8> {
             }
             if !rec.channel.is_interactive() {
                 let sd = paths::normalize(&homes.session_dir(&id).to_string_lossy());
-                let inside = shellgate_engine::fs::contains(&sd, &n)
+                let inside = shellgate_policy::fs::contains(&OsFs, &sd, &n)
                     || rec
                         .project_dir
                         .as_ref()
-                        .is_some_and(|p| shellgate_engine::fs::contains(p, &n));
+                        .is_some_and(|p| shellgate_policy::fs::contains(&OsFs, p, &n));
                 if !inside {
                     eprintln!("refused: an unattended session may only declare a project inside its write zone");
                     return Ok(1);

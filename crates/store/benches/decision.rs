@@ -4,9 +4,12 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use shellgate_engine::config::PolicyConfig;
-use shellgate_engine::policy::{evaluate, Context, GrantRef, Lookups, NoLookups, Policy, Request};
-use shellgate_engine::{Audience, Channel, Os};
+use shellgate_policy::config::PolicyConfig;
+use shellgate_policy::decision::{
+    evaluate, Context, GrantRef, Lookups, NoLookups, Policy, Request,
+};
+use shellgate_policy::fs::OsFs;
+use shellgate_policy::{Audience, Channel, Os};
 use shellgate_store::Store;
 
 const TYPICAL: &[&str] = &[
@@ -35,6 +38,7 @@ fn bench_decision(c: &mut Criterion) {
         session_dir: format!("{root}/home/.shellgate/sessions/s1"),
         home: format!("{root}/home"),
         gate_home: format!("{root}/home/.shellgate"),
+        fs: &OsFs,
     };
     let policy = Policy::new(PolicyConfig::default(), &[]);
     let mut g = c.benchmark_group("decision");
@@ -66,7 +70,7 @@ impl Lookups for StoreLookups<'_> {
         dir: Option<&str>,
     ) -> Option<GrantRef> {
         self.store
-            .find(audience, tool, verb, dir, self.home, Os::Linux)
+            .find(audience, tool, verb, dir, self.home, Os::Linux, &OsFs)
             .map(|g| GrantRef {
                 verb: g.verb,
                 directory: g.directory,
@@ -107,6 +111,7 @@ fn bench_grants(c: &mut Criterion) {
         session_dir: format!("{home}/.shellgate/sessions/s1"),
         home: home.clone(),
         gate_home: format!("{home}/.shellgate"),
+        fs: &OsFs,
     };
     let policy = Policy::new(PolicyConfig::default(), &[]);
     let req = Request {

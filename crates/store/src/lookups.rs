@@ -1,7 +1,8 @@
 //! The policy's [`Lookups`] over the grant file and the state database.
 
-use shellgate_engine::model::{Audience, Os};
-use shellgate_engine::policy::{GrantRef, Lookups};
+use shellgate_policy::decision::{GrantRef, Lookups};
+use shellgate_policy::fs::Fs;
+use shellgate_policy::model::{Audience, Os};
 
 use crate::grant_file::{self, Store};
 use crate::state::StateDb;
@@ -22,6 +23,8 @@ pub struct StoreLookups<'a> {
     pub os: Os,
     /// Whether one-time approvals are consumed (false for `decide`).
     pub consume_once: bool,
+    /// Where file-system facts come from (the symlink-segment rule).
+    pub fs: &'a dyn Fs,
 }
 
 impl Lookups for StoreLookups<'_> {
@@ -34,7 +37,7 @@ impl Lookups for StoreLookups<'_> {
     ) -> Option<GrantRef> {
         let g = self
             .store?
-            .find(audience, tool, verb, dir, self.home, self.os)?;
+            .find(audience, tool, verb, dir, self.home, self.os, self.fs)?;
         Some(GrantRef {
             verb: g.verb,
             directory: g.directory,
@@ -60,6 +63,7 @@ impl Lookups for StoreLookups<'_> {
                     dir,
                     self.home,
                     self.os,
+                    self.fs,
                 )
             })
             .map(|g| GrantRef {

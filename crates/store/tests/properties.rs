@@ -6,9 +6,10 @@ use std::cell::RefCell;
 use std::path::PathBuf;
 
 use proptest::prelude::*;
-use shellgate_engine::config::PolicyConfig;
-use shellgate_engine::policy::{self, Context, GrantRef, Lookups, Policy, Request};
-use shellgate_engine::{Audience, Channel, Os};
+use shellgate_policy::config::PolicyConfig;
+use shellgate_policy::decision::{self, Context, GrantRef, Lookups, Policy, Request};
+use shellgate_policy::fs::OsFs;
+use shellgate_policy::{Audience, Channel, Os};
 use shellgate_store::grant_file::{self, Store};
 
 /// Lookups backed by a real store file and in-memory session grants.
@@ -27,7 +28,7 @@ impl Lookups for Real {
         dir: Option<&str>,
     ) -> Option<GrantRef> {
         let (s, _) = Store::load(&self.store_path).ok()?;
-        s.find(audience, tool, verb, dir, &self.home, Os::Linux)
+        s.find(audience, tool, verb, dir, &self.home, Os::Linux, &OsFs)
             .map(|g| GrantRef {
                 verb: g.verb,
                 directory: g.directory,
@@ -44,7 +45,7 @@ impl Lookups for Real {
             .borrow()
             .iter()
             .find(|(v, d)| {
-                grant_file::grant_covers(v, d.as_deref(), verb, dir, &self.home, Os::Linux)
+                grant_file::grant_covers(v, d.as_deref(), verb, dir, &self.home, Os::Linux, &OsFs)
             })
             .map(|(v, d)| GrantRef {
                 verb: v.clone(),
@@ -160,6 +161,7 @@ proptest! {
             session_dir: format!("{gate}/sessions/s1"),
             home: home.clone(),
             gate_home: gate.clone(),
+            fs: &OsFs,
         };
         let pol = Policy::new(PolicyConfig::default(), &[]);
         let req = Request { tool: "shell_execute".into(), command: cmd.clone(), working_directory: Some(cwd) };
@@ -168,16 +170,16 @@ proptest! {
             home: home.clone(),
             session: RefCell::new(Vec::new()),
         };
-        let first = policy::evaluate(&pol, &req, &ctx, &lookups);
+        let first = decision::evaluate(&pol, &req, &ctx, &lookups);
         prop_assume!(first.decision == "ask" && !first.complex);
         let offered = first.options.clone().unwrap_or_default();
         prop_assume!(offered.iter().any(|o| o == option));
-        let plan = policy::plan_answer(&first, option, &ctx);
+        let plan = decision::plan_answer(&first, option, &ctx);
         if !plan.store.is_empty() {
             grant_file::add(&lookups.store_path, Audience::Personal, "shell_execute", &plan.store, Os::Linux).unwrap();
         }
         lookups.session.borrow_mut().extend(plan.session.iter().cloned());
-        let second = policy::evaluate(&pol, &req, &ctx, &lookups);
+        let second = decision::evaluate(&pol, &req, &ctx, &lookups);
         if plan.skipped.is_empty() {
             prop_assert_eq!(second.decision, "allow", "{} after {}: {:?} / {:?}", cmd, option, second.reason, second.candidates);
         } else {

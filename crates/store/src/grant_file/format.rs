@@ -2,7 +2,7 @@
 //! document, comments and trailing commas, and the written form of entries.
 
 use serde_json::{Map, Value};
-use shellgate_engine::model::Audience;
+use shellgate_policy::model::Audience;
 use shellgate_shell::paths;
 
 use super::matching::slot;

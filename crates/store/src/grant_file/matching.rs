@@ -4,7 +4,8 @@
 
 use std::borrow::Cow;
 
-use shellgate_engine::model::{Audience, Os};
+use shellgate_policy::fs::{contains, Fs};
+use shellgate_policy::model::{Audience, Os};
 use shellgate_shell::paths;
 
 /// Where a stored grant applies, prepared for matching at load time.
@@ -103,11 +104,17 @@ pub(super) fn candidate_form(dir: &str) -> Option<Cow<'_, str>> {
     absolute_form(dir).map(Cow::Owned)
 }
 
-pub(super) fn root_covers(root: &Root, candidate: Option<&str>, home: &str, os: Os) -> bool {
+pub(super) fn root_covers(
+    root: &Root,
+    candidate: Option<&str>,
+    home: &str,
+    os: Os,
+    fs: &dyn Fs,
+) -> bool {
     match root {
         Root::Anywhere => true,
         Root::Never => false,
-        Root::Fixed(r) => candidate.is_some_and(|c| contains_os(r, c, os)),
+        Root::Fixed(r) => candidate.is_some_and(|c| contains_os(r, c, os, fs)),
         Root::Home(rest) => {
             let Some(c) = candidate else {
                 return false;
@@ -117,7 +124,7 @@ pub(super) fn root_covers(root: &Root, candidate: Option<&str>, home: &str, os: 
                 return false;
             }
             match absolute_form(&format!("{}{}", home.trim(), rest)) {
-                Some(r) => contains_os(&r, c, os),
+                Some(r) => contains_os(&r, c, os, fs),
                 None => false,
             }
         }
@@ -126,14 +133,14 @@ pub(super) fn root_covers(root: &Root, candidate: Option<&str>, home: &str, os: 
 
 /// Boundary-safe containment plus the symlink-segment rule (§5.4);
 /// case-insensitive under Windows semantics.
-pub(super) fn contains_os(root: &str, child: &str, os: Os) -> bool {
+pub(super) fn contains_os(root: &str, child: &str, os: Os, fs: &dyn Fs) -> bool {
     if !os.case_insensitive() {
-        return shellgate_engine::fs::contains(root, child);
+        return contains(fs, root, child);
     }
     // Spell the root as the child does, then apply the exact rule. A case
     // mapping that changes byte lengths fails closed.
     match child.get(..root.len()) {
-        Some(prefix) if eq_os(prefix, root, os) => shellgate_engine::fs::contains(prefix, child),
+        Some(prefix) if eq_os(prefix, root, os) => contains(fs, prefix, child),
         _ => false,
     }
 }
@@ -148,6 +155,7 @@ pub fn grant_covers(
     dir: Option<&str>,
     home: &str,
     os: Os,
+    fs: &dyn Fs,
 ) -> bool {
     if !eq_os(grant_verb, verb, os) {
         return false;
@@ -157,5 +165,5 @@ pub fn grant_covers(
         Some(d) => stored_root(&d),
     };
     let candidate = dir.and_then(candidate_form);
-    root_covers(&root, candidate.as_deref(), home, os)
+    root_covers(&root, candidate.as_deref(), home, os, fs)
 }

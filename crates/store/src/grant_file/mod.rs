@@ -38,7 +38,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use shellgate_engine::model::Os;
+use shellgate_policy::model::Os;
 
 pub use cache::StoreCache;
 pub use matching::grant_covers;

@@ -7,7 +7,8 @@ use std::io;
 use std::path::Path;
 
 use serde_json::{Map, Value};
-use shellgate_engine::model::{Audience, Os};
+use shellgate_policy::fs::Fs;
+use shellgate_policy::model::{Audience, Os};
 
 use super::format::{classify, Doc, Verdict};
 use super::matching::{candidate_form, fold, root_covers, slot, stored_root, Root};
@@ -124,6 +125,7 @@ impl Store {
     /// only a grant for anywhere covers). `home` expands hand-written `~`
     /// directories; an empty or relative `home` makes those never match.
     /// Cost is independent of grants for other verbs.
+    #[allow(clippy::too_many_arguments)]
     pub fn find(
         &self,
         audience: Audience,
@@ -132,6 +134,7 @@ impl Store {
         dir: Option<&str>,
         home: &str,
         os: Os,
+        fs: &dyn Fs,
     ) -> Option<Grant> {
         let index = self.tools.get(slot(audience))?.get(tool)?;
         let positions = index.by_verb.get(fold(verb).as_ref())?;
@@ -144,7 +147,7 @@ impl Store {
             if !os.case_insensitive() && entry.grant.verb != verb {
                 continue;
             }
-            if root_covers(&entry.root, candidate.as_deref(), home, os) {
+            if root_covers(&entry.root, candidate.as_deref(), home, os, fs) {
                 return Some(entry.grant.clone());
             }
         }

@@ -3,7 +3,8 @@
 use std::fs;
 
 use serde_json::Value;
-use shellgate_engine::model::Audience;
+use shellgate_policy::fs::OsFs;
+use shellgate_policy::model::Audience;
 
 use super::format::*;
 use super::write::*;
@@ -57,6 +58,7 @@ fn netclaw_file_is_read_matched_and_written_back() {
             dir,
             "/home/u",
             Os::Linux,
+            &OsFs,
         )
     };
     let g = find("git remote", Some("/home/u/repos/foo/sub")).unwrap();
@@ -82,7 +84,8 @@ fn netclaw_file_is_read_matched_and_written_back() {
             "freshdesk",
             None,
             "/home/u",
-            Os::Linux
+            Os::Linux,
+            &OsFs,
         )
         .is_none());
     assert!(store.audiences_json().get("family").is_some());
@@ -344,6 +347,7 @@ fn containment_is_boundary_safe() {
             Some(d),
             "/home/u",
             Os::Linux,
+            &OsFs,
         )
     };
     assert!(f("/home/u").is_some());
@@ -358,7 +362,8 @@ fn containment_is_boundary_safe() {
             "Cat",
             Some("/home/u"),
             "",
-            Os::Linux
+            Os::Linux,
+            &OsFs,
         )
         .is_none());
 }
@@ -389,6 +394,7 @@ fn symlink_segment_breaks_a_folder_grant() {
             Some(d),
             "/nonexistent",
             Os::Linux,
+            &OsFs,
         )
     };
     assert!(f(&format!("{root}/real")).is_some());
@@ -417,6 +423,7 @@ fn tilde_directories_expand_with_the_callers_home() {
             Some(d),
             home,
             Os::Linux,
+            &OsFs,
         )
     };
     let g = f("npm test", "/home/u/repos/app", "/home/u").unwrap();
@@ -471,7 +478,15 @@ fn windows_semantics_are_case_insensitive() {
     assert_eq!(r.already_present.len(), 2);
     let (s, _) = Store::load(&path).unwrap();
     let f = |verb: &str, d: &str, os: Os| {
-        s.find(Audience::Personal, "shell_execute", verb, Some(d), "", os)
+        s.find(
+            Audience::Personal,
+            "shell_execute",
+            verb,
+            Some(d),
+            "",
+            os,
+            &OsFs,
+        )
     };
     assert!(f("get-item", "c:\\users\\u\\proj\\src", Os::Windows).is_some());
     assert!(f("GET-ITEM", "C:/Users/U/Proj", Os::Windows).is_some());
@@ -657,6 +672,7 @@ fn index_ignores_other_verbs() {
         Some("/home/u/p/x"),
         "",
         Os::Linux,
+        &OsFs,
     );
     assert_eq!(hit.unwrap().directory.as_deref(), Some("/home/u/p"));
     assert!(s
@@ -666,7 +682,8 @@ fn index_ignores_other_verbs() {
             "verb7",
             Some("/d/7"),
             "",
-            Os::Linux
+            Os::Linux,
+            &OsFs,
         )
         .is_some());
     assert!(s
@@ -676,7 +693,8 @@ fn index_ignores_other_verbs() {
             "verb7",
             Some("/d/8"),
             "",
-            Os::Linux
+            Os::Linux,
+            &OsFs,
         )
         .is_none());
 }
@@ -710,7 +728,8 @@ fn cache_sees_edits() {
             "lsx",
             None,
             "",
-            Os::Linux
+            Os::Linux,
+            &OsFs,
         )
         .is_some());
     fs::remove_file(&path).unwrap();
@@ -757,7 +776,8 @@ fn concurrent_writers_lose_no_update() {
                     &format!("v{n}"),
                     Some(&dir),
                     "",
-                    Os::Linux
+                    Os::Linux,
+                    &OsFs,
                 )
                 .is_some());
         }

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use fs2::FileExt;
 use serde_json::{Map, Value};
-use shellgate_engine::model::{Audience, Os};
+use shellgate_policy::model::{Audience, Os};
 use shellgate_shell::paths;
 
 use super::format::{entry_grant, grant_json, normalize_entries};

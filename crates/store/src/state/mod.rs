@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
-use shellgate_engine::model::{Audience, Channel};
+use shellgate_policy::model::{Audience, Channel};
 
 /// Schema version stored in `PRAGMA user_version`.
 pub const SCHEMA_VERSION: i64 = 1;

@@ -10,8 +10,8 @@
 use std::path::PathBuf;
 
 use serde_json::Value;
-use shellgate_engine::prompt::{self, Prompt};
-use shellgate_engine::render::{self, PromptView, Resolution};
+use shellgate_policy::prompt::{self, Prompt};
+use shellgate_policy::render::{self, PromptView, Resolution};
 
 fn s(v: &[&str]) -> Vec<String> {
     v.iter().map(|x| x.to_string()).collect()
@@ -508,9 +508,10 @@ fn many_random_prompts_stay_valid() {
 
 #[test]
 fn views_come_from_real_decisions() {
-    use shellgate_engine::config::PolicyConfig;
-    use shellgate_engine::policy::{self, Context, NoLookups, Policy, Request};
-    use shellgate_engine::{Audience, Channel, Os};
+    use shellgate_policy::config::PolicyConfig;
+    use shellgate_policy::decision::{self, Context, NoLookups, Policy, Request};
+    use shellgate_policy::fs::OsFs;
+    use shellgate_policy::{Audience, Channel, Os};
 
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().canonicalize().unwrap();
@@ -528,6 +529,7 @@ fn views_come_from_real_decisions() {
         session_dir: session_dir.to_string_lossy().to_string(),
         home: root.join("home").to_string_lossy().to_string(),
         gate_home: root.join("gate").to_string_lossy().to_string(),
+        fs: &OsFs,
     };
     let pol = Policy::new(PolicyConfig::default(), &[]);
     let req = Request {
@@ -535,7 +537,7 @@ fn views_come_from_real_decisions() {
         command: "make build && make test".into(),
         working_directory: Some(work.clone()),
     };
-    let d = policy::evaluate(&pol, &req, &ctx, &NoLookups);
+    let d = decision::evaluate(&pol, &req, &ctx, &NoLookups);
     assert_eq!(d.decision, "ask");
     let v = PromptView::from_decision(&d, "c1", "u1").expect("a view of an ask");
     assert_eq!(v.display, "make build && make test");
@@ -555,7 +557,7 @@ fn views_come_from_real_decisions() {
         command: "echo hi".into(),
         working_directory: Some(work),
     };
-    let d = policy::evaluate(&pol, &req, &ctx, &NoLookups);
+    let d = decision::evaluate(&pol, &req, &ctx, &NoLookups);
     assert_eq!(d.decision, "allow");
     assert!(PromptView::from_decision(&d, "c1", "u1").is_none());
 }

@@ -24,8 +24,8 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::decision::Decision;
 use crate::model::SHELL_TOOL;
-use crate::policy::Decision;
 use crate::prompt::{self, Prompt};
 use shellgate_shell::display;
 

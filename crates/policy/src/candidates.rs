@@ -8,6 +8,8 @@ use shellgate_shell::syntax::RedirTarget;
 use shellgate_shell::verbs::{self, is_path_aware, is_side_effect};
 use shellgate_shell::word::{Seg, Word};
 
+use crate::fs::Fs;
+
 /// Redirect targets and operands that never yield a directory.
 pub const EXEMPT_DEVICES: &[&str] = &[
     "/dev/null",
@@ -66,9 +68,12 @@ struct Resolved {
     scope: Scope,
 }
 
+/// How operand words become paths: `~` expansion, Windows semantics, and
+/// where file-system facts come from.
 pub struct Resolver<'a> {
     pub home: &'a str,
     pub windows: bool,
+    pub fs: &'a dyn Fs,
 }
 
 enum Res {
@@ -132,10 +137,10 @@ impl Resolver<'_> {
     }
 }
 
-fn dir_of(r: &Resolved) -> String {
+fn dir_of(fs: &dyn Fs, r: &Resolved) -> String {
     match r.scope {
         Scope::Exact => {
-            if crate::fs::is_dir(&r.path) {
+            if crate::fs::is_dir(fs, &r.path) {
                 r.path.clone()
             } else {
                 paths::parent(&r.path)
@@ -212,7 +217,7 @@ pub fn for_invocation(
                 if rd.kind.writes() {
                     writes_redirect = true;
                 }
-                redirect_dirs.push(dir_of(&res));
+                redirect_dirs.push(dir_of(r.fs, &res));
                 touches.push(Touch {
                     path: res.path,
                     kind,
@@ -288,7 +293,7 @@ pub fn for_invocation(
                     if is_exempt(&res.path) {
                         continue;
                     }
-                    operand_dirs.push(dir_of(&res));
+                    operand_dirs.push(dir_of(r.fs, &res));
                     touches.push(Touch {
                         path: res.path,
                         kind: TouchKind::Operand,
@@ -331,7 +336,7 @@ pub fn for_invocation(
                 // Dynamic word whose static part is path-like.
                 match r.resolve(&candidate, cwd) {
                     Res::Path(Some(res)) => {
-                        operand_dirs.push(dir_of(&res));
+                        operand_dirs.push(dir_of(r.fs, &res));
                         touches.push(Touch {
                             path: res.path,
                             kind: TouchKind::Operand,
@@ -352,7 +357,7 @@ pub fn for_invocation(
                     let anchored = is_anchored(&value, r.windows) || home_start;
                     let leaves = cwd.is_none_or(|c| !is_within(&res.path, c));
                     if anchored || leaves {
-                        operand_dirs.push(dir_of(&res));
+                        operand_dirs.push(dir_of(r.fs, &res));
                     }
                     touches.push(Touch {
                         path: res.path,
@@ -524,6 +529,7 @@ pub fn path_aware_operands(base: &str, argv: &[Word]) -> Vec<Word> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fs::OsFs;
     use shellgate_shell::analyze::{analyze, Env};
 
     fn cands(cmd: &str) -> Vec<(String, Option<String>)> {
@@ -534,6 +540,7 @@ mod tests {
         let r = Resolver {
             home: "/nonexistent-home",
             windows: false,
+            fs: &OsFs,
         };
         let mut reasons = Vec::new();
         let mut out = Vec::new();

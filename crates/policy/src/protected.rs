@@ -4,15 +4,18 @@
 
 use crate::candidates::{Scope, Touch, TouchKind};
 use crate::config::expand_home;
+use crate::fs::{FileKind, Fs};
 use shellgate_shell::analyze::Invocation;
 use shellgate_shell::paths::{self, basename, is_within};
 use shellgate_shell::word::Word;
 
 /// The protected locations of one evaluation.
 #[derive(Debug, Clone)]
-pub struct Protected {
+pub struct Protected<'a> {
     /// Symlink resolutions done during this evaluation.
     resolved: std::cell::RefCell<std::collections::HashMap<String, String>>,
+    /// Where file-system facts come from.
+    fs: &'a dyn Fs,
     gate_home: String,
     sessions: String,
     home: String,
@@ -27,12 +30,19 @@ pub enum Access {
     Write,
 }
 
-impl Protected {
-    pub fn new(gate_home: &str, home: &str, read: &[String], write: &[String]) -> Protected {
+impl<'a> Protected<'a> {
+    pub fn new(
+        gate_home: &str,
+        home: &str,
+        read: &[String],
+        write: &[String],
+        fs: &'a dyn Fs,
+    ) -> Protected<'a> {
         let norm = |p: &String| paths::normalize(&expand_home(p, home));
         let gate_home = paths::normalize(gate_home);
         Protected {
             resolved: Default::default(),
+            fs,
             sessions: format!("{}/sessions", gate_home.trim_end_matches('/')),
             gate_home,
             home: paths::normalize(home),
@@ -108,7 +118,7 @@ impl Protected {
         // Project-level host settings below `dir` (looked up, not guessed).
         if access == Access::Write {
             for sub in [".claude", ".codex", ".gemini"] {
-                if std::path::Path::new(&format!("{dir}/{sub}")).exists() {
+                if self.fs.stat(&format!("{dir}/{sub}")).is_ok() {
                     return true;
                 }
             }
@@ -193,7 +203,7 @@ impl Protected {
     }
 }
 
-impl Protected {
+impl Protected<'_> {
     /// The lexical path and, when different, the path with symlinks
     /// resolved (for the longest existing prefix).
     fn variants(&self, path: &str) -> Vec<String> {
@@ -237,13 +247,11 @@ impl Protected {
             let next = if missing {
                 candidate
             } else {
-                match std::fs::symlink_metadata(&candidate) {
-                    Ok(m) if m.file_type().is_symlink() => {
-                        match std::fs::canonicalize(&candidate) {
-                            Ok(r) => paths::normalize(&r.to_string_lossy()),
-                            Err(_) => candidate,
-                        }
-                    }
+                match self.fs.lstat(&candidate) {
+                    Ok(FileKind::Symlink) => match self.fs.canonicalize(&candidate) {
+                        Ok(r) => paths::normalize(&r.to_string_lossy()),
+                        Err(_) => candidate,
+                    },
                     Ok(_) => candidate,
                     Err(_) => {
                         missing = true;
@@ -469,7 +477,7 @@ mod tests {
 
     #[test]
     fn sets() {
-        let p = Protected::new("/h/.shellgate", "/h", &[], &[]);
+        let p = Protected::new("/h/.shellgate", "/h", &[], &[], &crate::fs::OsFs);
         assert!(p.write_protected("/h/.shellgate/config/policy.toml"));
         assert!(p.write_protected("/h/.shellgate/notes.txt"));
         assert!(!p.write_protected("/h/.shellgate/sessions/s1/x"));

@@ -1,0 +1,132 @@
+//! The candidate list of a call (§4) and each candidate's status: side
+//! effect, safe (§8.3), granted for the session (§6.4) or persistently
+//! (§6.3), or unapproved.
+
+use shellgate_shell::analyze::Analysis;
+
+use super::layers::ShellCall;
+use super::safe_space::{in_safe_space, names_secret, names_secret_object};
+use super::{Candidate, Decision, Status};
+
+/// One candidate `(verb, directory)` while the list is built; a candidate
+/// named by several commands is safe (a side effect) only if it is for
+/// every one of them.
+pub(super) struct CandState {
+    verb: String,
+    dir: Option<String>,
+    side_effect: bool,
+    safe: bool,
+}
+
+/// The candidate list with what the safe-verb rule says of each.
+pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
+    let (analysis, ctx) = (&call.analysis, call.ctx);
+    let safe = call.policy.safe_verbs(ctx.os);
+    let mut cands: Vec<CandState> = Vec::new();
+    for (inv, cc) in analysis.invocations.iter().zip(call.per_inv.iter()) {
+        let Some(c) = cc else { continue };
+        let qualifies = !analysis.is_complex()
+            && safe.qualifies(inv)
+            && !names_secret(&c.touches)
+            && !names_secret_object(inv);
+        for d in &c.dirs {
+            let safe_here = qualifies && d.as_deref().is_some_and(|dir| in_safe_space(dir, ctx));
+            match cands.iter_mut().find(|x| x.verb == c.verb && &x.dir == d) {
+                Some(x) => {
+                    x.safe &= safe_here;
+                    x.side_effect &= c.side_effect;
+                }
+                None => cands.push(CandState {
+                    verb: c.verb.clone(),
+                    dir: d.clone(),
+                    side_effect: c.side_effect,
+                    safe: safe_here,
+                }),
+            }
+        }
+    }
+    cands
+}
+
+/// The decision of steps 9–12: every candidate with its status, grants
+/// looked up.
+pub(super) fn with_grants(call: &ShellCall) -> Decision {
+    let mut out = call.base.finish("ask", "approval_required", String::new());
+    fill(&mut out, call, Some(()));
+    out
+}
+
+/// The candidates that are not pure side effects.
+pub(super) fn real(out: &Decision) -> Vec<&Candidate> {
+    out.candidates
+        .iter()
+        .filter(|c| c.status != Status::SideEffect)
+        .collect()
+}
+
+pub(super) fn fill_analysis(out: &mut Decision, a: &Analysis) {
+    out.complex = a.is_complex();
+    out.complex_reasons = a.complex_reasons.clone();
+    out.patterns = if a.is_complex() {
+        Vec::new()
+    } else {
+        a.patterns.clone()
+    };
+}
+
+/// Fill analysis fields and candidates; statuses from grants only when
+/// `with_grants` (not for complex calls, which grants never allow).
+pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>) {
+    let (lookups, ctx, tool) = (call.lookups, call.ctx, call.req.tool.as_str());
+    fill_analysis(out, &call.analysis);
+    out.candidates = call
+        .cands
+        .iter()
+        .map(|c| {
+            if c.side_effect {
+                return Candidate {
+                    verb: c.verb.clone(),
+                    directory: c.dir.clone(),
+                    status: Status::SideEffect,
+                    grant: None,
+                };
+            }
+            if with_grants.is_some() {
+                if c.safe {
+                    return Candidate {
+                        verb: c.verb.clone(),
+                        directory: c.dir.clone(),
+                        status: Status::Safe,
+                        grant: None,
+                    };
+                }
+                if let Some(g) =
+                    lookups.session_grant(ctx.audience, tool, &c.verb, c.dir.as_deref())
+                {
+                    return Candidate {
+                        verb: c.verb.clone(),
+                        directory: c.dir.clone(),
+                        status: Status::GrantedSession,
+                        grant: Some(g),
+                    };
+                }
+                if let Some(g) =
+                    lookups.persistent_grant(ctx.audience, tool, &c.verb, c.dir.as_deref())
+                {
+                    return Candidate {
+                        verb: c.verb.clone(),
+                        directory: c.dir.clone(),
+                        status: Status::Granted,
+                        grant: Some(g),
+                    };
+                }
+            }
+            Candidate {
+                verb: c.verb.clone(),
+                directory: c.dir.clone(),
+                status: Status::Unapproved,
+                grant: None,
+            }
+        })
+        .collect();
+}
