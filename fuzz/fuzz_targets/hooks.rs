@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use shellgate::edge::Homes;
-use shellgate::hook::{evaluate_event, Host};
+use shellgate::hooks::{evaluate_event, Host};
 
 fn homes() -> &'static Homes {
     static H: OnceLock<(tempfile::TempDir, Homes)> = OnceLock::new();

@@ -3,6 +3,7 @@
 //! recorded sessions.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
 use shellgate_policy::config::{load_user_safe_verbs, PolicyConfig};
@@ -284,4 +285,57 @@ pub fn evaluate(
         fs: ctx.fs,
     };
     Ok(decision::evaluate(policy, req, ctx, &lookups))
+}
+
+/// Time limit of a one-shot evaluation (hosts give hooks 30–60 s).
+pub const WATCHDOG: Duration = Duration::from_secs(10);
+
+/// Run `work` on a thread with a generous stack and return its exit code.
+/// With a watchdog `(limit, code)`, give up after `limit` and return `code`
+/// (fail closed). A panic in `work` is an internal error: exit 1, or 2 for
+/// a hook (the hosts' blocking status).
+pub fn run_guarded(
+    watchdog: Option<(Duration, u8)>,
+    work: impl FnOnce() -> u8 + Send + 'static,
+) -> u8 {
+    let (tx, rx) = std::sync::mpsc::channel::<u8>();
+    // The analysis refuses deep nesting before parsing; a generous stack is
+    // a second line of defence against parser recursion.
+    let worker = std::thread::Builder::new()
+        .name("shellgate".into())
+        .stack_size(256 * 1024 * 1024)
+        .spawn(move || {
+            let code = work();
+            let _ = tx.send(code);
+        });
+    if let Err(e) = worker {
+        eprintln!("shellgate: cannot start: {e}");
+        return 1;
+    }
+    let received = match watchdog {
+        Some((limit, _)) => rx
+            .recv_timeout(limit)
+            .map_err(|e| matches!(e, std::sync::mpsc::RecvTimeoutError::Timeout)),
+        None => rx.recv().map_err(|_| false),
+    };
+    let code = match received {
+        Ok(code) => code,
+        Err(true) => {
+            let code = watchdog.map(|(_, c)| c).unwrap_or(1);
+            eprintln!(
+                "shellgate: the evaluation did not finish within {} s; failing closed",
+                WATCHDOG.as_secs()
+            );
+            code
+        }
+        Err(false) => {
+            eprintln!("shellgate: internal error (panic); failing closed");
+            if matches!(watchdog, Some((_, 2))) {
+                2
+            } else {
+                1
+            }
+        }
+    };
+    code
 }

@@ -6,8 +6,8 @@ use shellgate_policy::{Audience, Os};
 use shellgate_shell::paths;
 use shellgate_store::grant_file::{self, Grant, Store};
 
+use crate::cli::AudienceArg;
 use crate::edge::{self, Homes};
-use crate::AudienceArg;
 
 #[derive(Subcommand, Debug)]
 pub enum ApprovalsCmd {

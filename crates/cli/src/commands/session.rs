@@ -7,8 +7,8 @@ use shellgate_policy::{Audience, Channel};
 use shellgate_shell::paths;
 use shellgate_store::state::{is_valid_session_id, SessionRecord};
 
+use crate::cli::{AudienceArg, ChannelArg};
 use crate::edge::{self, Edge, Homes, UsageError};
-use crate::{AudienceArg, ChannelArg};
 
 #[derive(Subcommand, Debug)]
 pub enum SessionCmd {

@@ -8,8 +8,8 @@ use shellgate_policy::Channel;
 use shellgate_store::grant_file;
 use shellgate_store::state::DecisionRecord;
 
+use crate::cli::CallArgs;
 use crate::edge::{self, Edge, Homes};
-use crate::CallArgs;
 
 #[derive(Args, Debug)]
 #[command(after_help = "\

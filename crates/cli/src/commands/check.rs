@@ -8,8 +8,8 @@ use serde::Deserialize;
 use shellgate_policy::decision::{Decision, Request};
 use shellgate_policy::{Audience, Channel, Os};
 
+use crate::cli::CallArgs;
 use crate::edge::{self, CallFlags, Edge, Homes};
-use crate::CallArgs;
 
 #[derive(Args, Debug, Clone)]
 #[command(after_help = "\

@@ -18,9 +18,9 @@ use anyhow::{bail, Context as _, Result};
 use clap::Args;
 use serde_json::{json, Map, Value};
 
+use crate::cli::ChannelArg;
 use crate::edge::Homes;
-use crate::hook::{self, Host};
-use crate::ChannelArg;
+use crate::hooks::{self, Host};
 
 #[derive(Args, Debug)]
 pub struct InstallArgs {
@@ -74,14 +74,14 @@ fn event_name(host: Host) -> &'static str {
 /// The matcher naming the gated tools.
 pub fn matcher(host: Host) -> String {
     let names: Vec<&str> = match host {
-        Host::ClaudeCode => hook::CLAUDE_SHELL_TOOLS
+        Host::ClaudeCode => hooks::claude_code::SHELL_TOOLS
             .iter()
-            .chain(hook::CLAUDE_FILE_TOOLS)
+            .chain(hooks::claude_code::FILE_TOOLS)
             .copied()
             .collect(),
-        Host::Gemini => hook::GEMINI_SHELL_TOOLS
+        Host::Gemini => hooks::gemini::SHELL_TOOLS
             .iter()
-            .chain(hook::GEMINI_FILE_TOOLS)
+            .chain(hooks::gemini::FILE_TOOLS)
             .copied()
             .collect(),
         // Codex reports every shell-like tool as `Bash` to hooks.
@@ -94,10 +94,10 @@ pub fn matcher(host: Host) -> String {
 fn hook_command(homes: &Homes, host: Host, channel: Option<ChannelArg>) -> Result<String> {
     let exe = std::env::current_exe().context("cannot determine the path of this program")?;
     let exe = exe.canonicalize().unwrap_or(exe);
-    let mut cmd = hook::shell_word(&exe.to_string_lossy());
+    let mut cmd = hooks::shell_word(&exe.to_string_lossy());
     let default_home = PathBuf::from(&homes.user).join(".shellgate");
     if homes.gate != default_home {
-        cmd.push_str(&format!(" --home {}", hook::shell_word(&homes.gate_str())));
+        cmd.push_str(&format!(" --home {}", hooks::shell_word(&homes.gate_str())));
     }
     cmd.push_str(&format!(" hook {}", host.name()));
     if let Some(c) = channel {

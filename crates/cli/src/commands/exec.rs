@@ -21,9 +21,9 @@ use shellgate_policy::model::SHELL_TOOL;
 use shellgate_policy::render::PromptView;
 use shellgate_store::state::DecisionRecord;
 
-use crate::decide;
+use crate::cli::CallArgs;
+use crate::commands::decide;
 use crate::edge::{self, Edge, Homes, UsageError};
-use crate::CallArgs;
 
 /// Exit status when the gate refuses to run the command.
 pub const REFUSED: u8 = 126;

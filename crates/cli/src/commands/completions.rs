@@ -4,7 +4,7 @@ use anyhow::Result;
 use clap::{Args, CommandFactory};
 use clap_complete::Shell;
 
-use crate::Cli;
+use crate::cli::Cli;
 
 #[derive(Args, Debug)]
 #[command(after_help = "\

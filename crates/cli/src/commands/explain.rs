@@ -5,8 +5,8 @@ use shellgate_policy::decision::Request;
 use shellgate_shell::analyze::{analyze, Env};
 use shellgate_shell::display;
 
+use crate::cli::CallArgs;
 use crate::edge::{self, Edge, Homes};
-use crate::CallArgs;
 
 /// ANSI colour when stdout is a terminal and `NO_COLOR` is unset.
 struct Paint(bool);

@@ -1,0 +1,561 @@
+//! `shellgate hook <host>`: the host adapters (SPEC §13).
+//!
+//! One JSON event arrives on stdin; the decision leaves on stdout in the
+//! host's format with exit 0. Exit 2 with the reason on stderr (which every
+//! supported host treats as blocking) is reserved for input that cannot be
+//! understood and for internal errors. The whole hook runs under a panic
+//! guard: hosts let the tool run when a hook crashes, so a crash must never
+//! happen.
+//!
+//! This module is the plumbing every host shares: reading the event (size
+//! and time limits), the panic guard, evaluating each call of the event and
+//! combining their decisions into one verdict. Each host has a module of
+//! its own — [`claude_code`], [`gemini`], [`codex`] — with the tools it
+//! gates, how their input becomes calls ([`calls`]), and its answer format.
+//! [`reasons`] words the reason returned to the agent.
+
+mod calls;
+pub mod claude_code;
+pub mod codex;
+pub mod gemini;
+mod reasons;
+
+use std::io::{Read, Write};
+use std::panic::AssertUnwindSafe;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use serde_json::{Map, Value};
+use shellgate_policy::candidates::{Scope, Touch};
+use shellgate_policy::config::expand_home;
+use shellgate_policy::decision::{Context, Decision, Policy, Request};
+use shellgate_policy::protected::{self, Behaviour, Protected};
+use shellgate_policy::{Audience, Channel};
+use shellgate_shell::paths;
+use shellgate_store::state::{is_valid_session_id, DecisionRecord, SessionRecord, StateError};
+
+use crate::cli::ChannelArg;
+use crate::edge::{self, CallFlags, Edge, Homes, UsageError};
+use calls::{Call, Invalid};
+use reasons::reason_text;
+
+pub use reasons::{shell_word, sq};
+
+/// Largest event accepted on stdin; a larger one is refused (blocking).
+pub const MAX_INPUT_BYTES: usize = 1 << 20;
+
+/// How long the hook waits for the host to finish writing the event.
+const STDIN_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Environment variable that may *shorten* the stdin timeout (milliseconds;
+/// used by tests). It can never lengthen it.
+const STDIN_TIMEOUT_ENV: &str = "SHELLGATE_HOOK_STDIN_TIMEOUT_MS";
+
+/// A host agent with a hook adapter.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Host {
+    /// Claude Code (`PreToolUse`).
+    ClaudeCode,
+    /// Gemini CLI (`BeforeTool`).
+    Gemini,
+    /// OpenAI Codex (`PreToolUse`).
+    Codex,
+}
+
+impl Host {
+    pub fn name(self) -> &'static str {
+        match self {
+            Host::ClaudeCode => "claude-code",
+            Host::Gemini => "gemini",
+            Host::Codex => "codex",
+        }
+    }
+
+    fn source(self) -> String {
+        format!("hook:{}", self.name())
+    }
+
+    /// The shell tools and the file tools this adapter gates.
+    pub fn tools(self) -> [&'static [&'static str]; 2] {
+        match self {
+            Host::ClaudeCode => [claude_code::SHELL_TOOLS, claude_code::FILE_TOOLS],
+            Host::Gemini => [gemini::SHELL_TOOLS, gemini::FILE_TOOLS],
+            Host::Codex => [codex::SHELL_TOOLS, codex::FILE_TOOLS],
+        }
+    }
+
+    /// The calls of one tool use, in this host's terms.
+    fn map(self, tool: &str, input: &Map<String, Value>, cwd: &str) -> Result<Vec<Call>, Invalid> {
+        match self {
+            Host::ClaudeCode => claude_code::map(tool, input, cwd),
+            Host::Gemini => gemini::map(tool, input, cwd),
+            Host::Codex => codex::map(tool, input, cwd),
+        }
+    }
+
+    /// The host's JSON for a verdict (`None` = no output).
+    fn output(self, v: Verdict, reason: &str) -> Option<String> {
+        match self {
+            Host::ClaudeCode => claude_code::output(v, reason),
+            Host::Gemini => gemini::output(v, reason),
+            Host::Codex => codex::output(v, reason),
+        }
+    }
+
+    /// The session's project directory as the host declares it.
+    fn project_dir(self, cwd: &str, home: &str) -> String {
+        match self {
+            Host::ClaudeCode => claude_code::project_dir(cwd, home),
+            Host::Gemini | Host::Codex => cwd.to_string(),
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct HookArgs {
+    /// The host whose event is on stdin: claude-code, gemini or codex.
+    #[arg(value_enum)]
+    pub host: Host,
+    /// Channel of the host's runs (default interactive). `headless` marks
+    /// unattended runs: nobody can answer, so asks become denies and the
+    /// autonomous zone applies.
+    #[arg(long, value_enum)]
+    pub channel: Option<ChannelArg>,
+}
+
+fn gated(host: Host, tool: &str) -> bool {
+    host.tools().iter().any(|l| l.contains(&tool))
+}
+
+/// The verdict handed to the host.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Verdict {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Verdict {
+    fn from_decision(d: &str) -> Verdict {
+        match d {
+            "allow" => Verdict::Allow,
+            "ask" => Verdict::Ask,
+            _ => Verdict::Deny,
+        }
+    }
+
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Allow => "allow",
+            Verdict::Ask => "ask",
+            Verdict::Deny => "deny",
+        }
+    }
+}
+
+/// What the hook does.
+#[derive(Debug)]
+enum Outcome {
+    /// A tool this adapter does not gate: no output, exit 0.
+    PassThrough,
+    /// A decision in the host's format, exit 0.
+    Decided(Verdict, String),
+    /// Input that cannot be understood or an internal error: the reason on
+    /// stderr, exit 2 (blocking for every supported host).
+    Blocking(String),
+}
+
+pub fn run(homes: &Homes, a: &HookArgs) -> Result<u8> {
+    let host = a.host;
+    let channel: Option<Channel> = a.channel.map(Into::into);
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| handle(homes, host, channel)))
+        .unwrap_or_else(|_| {
+            Outcome::Blocking(
+                "shellgate: internal error while evaluating the hook event; the call is blocked (fail closed)"
+                    .to_string(),
+            )
+        });
+    Ok(emit(host, outcome))
+}
+
+/// Write the outcome in the host's format; returns the exit status.
+fn emit(host: Host, outcome: Outcome) -> u8 {
+    let text = match outcome {
+        Outcome::PassThrough => return 0,
+        Outcome::Blocking(reason) => {
+            eprintln!("{reason}");
+            return 2;
+        }
+        Outcome::Decided(v, reason) => match host.output(v, &reason) {
+            Some(j) => j,
+            None => return 0,
+        },
+    };
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}").and_then(|_| out.flush()) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("shellgate: cannot write the decision to stdout ({e}); the call is blocked");
+            2
+        }
+    }
+}
+
+// ----- reading the event -------------------------------------------------
+
+fn stdin_timeout() -> Duration {
+    std::env::var(STDIN_TIMEOUT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(Duration::from_millis)
+        .filter(|d| *d < STDIN_TIMEOUT)
+        .unwrap_or(STDIN_TIMEOUT)
+}
+
+/// Read stdin with a size cap and a time limit (never hang).
+fn read_stdin() -> std::result::Result<Vec<u8>, String> {
+    let (tx, rx) = mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("shellgate-stdin".into())
+        .spawn(move || {
+            let mut buf = Vec::new();
+            let r = std::io::stdin()
+                .lock()
+                .take(MAX_INPUT_BYTES as u64 + 1)
+                .read_to_end(&mut buf);
+            let _ = tx.send(r.map(|_| buf));
+        });
+    if let Err(e) = spawned {
+        return Err(format!("shellgate: cannot read the hook event: {e}"));
+    }
+    let timeout = stdin_timeout();
+    match rx.recv_timeout(timeout) {
+        Ok(Ok(buf)) if buf.len() > MAX_INPUT_BYTES => Err(format!(
+            "shellgate: the hook event is larger than {MAX_INPUT_BYTES} bytes; refusing it (fail closed)"
+        )),
+        Ok(Ok(buf)) => Ok(buf),
+        Ok(Err(e)) => Err(format!("shellgate: cannot read the hook event from stdin: {e}")),
+        Err(_) => Err(format!(
+            "shellgate: no complete hook event on stdin within {} ms; the call is blocked",
+            timeout.as_millis()
+        )),
+    }
+}
+
+/// The event's fields every adapter needs.
+struct Event {
+    tool_name: String,
+    session: Option<String>,
+    cwd: Option<String>,
+    input: Option<Map<String, Value>>,
+}
+
+fn handle(homes: &Homes, host: Host, channel: Option<Channel>) -> Outcome {
+    let bytes = match read_stdin() {
+        Ok(b) => b,
+        Err(e) => return Outcome::Blocking(e),
+    };
+    handle_bytes(homes, host, channel, &bytes)
+}
+
+/// Evaluate one event given as bytes; returns what the hook would print on
+/// stdout and its exit status. For fuzzing and embedding: no stdin, no
+/// panic guard (callers add their own).
+pub fn evaluate_event(homes: &Homes, host: Host, bytes: &[u8]) -> (Option<String>, u8) {
+    match handle_bytes(homes, host, None, bytes) {
+        Outcome::PassThrough => (None, 0),
+        Outcome::Blocking(_) => (None, 2),
+        Outcome::Decided(v, reason) => (host.output(v, &reason), 0),
+    }
+}
+
+fn handle_bytes(homes: &Homes, host: Host, channel: Option<Channel>, bytes: &[u8]) -> Outcome {
+    let value: Value = match serde_json::from_slice(bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            return Outcome::Blocking(format!(
+                "shellgate: the hook event is not valid JSON ({e}); the call is blocked"
+            ))
+        }
+    };
+    let Some(obj) = value.as_object() else {
+        return Outcome::Blocking(
+            "shellgate: the hook event is not a JSON object; the call is blocked".into(),
+        );
+    };
+    let Some(tool_name) = obj.get("tool_name").and_then(Value::as_str) else {
+        return Outcome::Blocking(
+            "shellgate: the hook event has no tool_name; the call is blocked".into(),
+        );
+    };
+    if !gated(host, tool_name) {
+        return Outcome::PassThrough;
+    }
+    let event = Event {
+        tool_name: tool_name.to_string(),
+        session: obj
+            .get("session_id")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        cwd: obj.get("cwd").and_then(Value::as_str).map(str::to_string),
+        input: obj.get("tool_input").and_then(Value::as_object).cloned(),
+    };
+    decide_event(homes, host, channel, &event)
+}
+
+/// A deny for an event that could not be evaluated (logged best-effort).
+fn invalid(homes: &Homes, host: Host, event: &Event, why: &str) -> Outcome {
+    let message = format!("invalid call: {why}");
+    log_best_effort(
+        homes,
+        DecisionRecord {
+            time: String::new(),
+            session: event.session.clone().filter(|s| is_valid_session_id(s)),
+            tool: event.tool_name.clone(),
+            command: event
+                .input
+                .as_ref()
+                .map(|i| Value::Object(i.clone()).to_string())
+                .unwrap_or_default()
+                .chars()
+                .take(4096)
+                .collect(),
+            cwd: event.cwd.clone(),
+            decision: "deny".into(),
+            reason: "invalid_call".into(),
+            candidates: Value::Array(Vec::new()),
+            matched_grant: None,
+            source: host.source(),
+        },
+    );
+    Outcome::Decided(
+        Verdict::Deny,
+        format!("shellgate deny (invalid_call): {message}"),
+    )
+}
+
+fn log_best_effort(homes: &Homes, rec: DecisionRecord) {
+    let mut edge = Edge::new(homes.clone());
+    if let Ok(Some(db)) = edge.db(true) {
+        let _ = db.log_decision(&rec);
+    }
+}
+
+/// `d` (`~` expanded) when absolute, normalized.
+fn absolute_dir(d: &str, home: &str) -> Option<String> {
+    let e = expand_home(d.trim(), home);
+    e.starts_with('/').then(|| paths::normalize(&e))
+}
+
+fn decide_event(homes: &Homes, host: Host, channel: Option<Channel>, event: &Event) -> Outcome {
+    let Some(input) = &event.input else {
+        return invalid(homes, host, event, "tool_input is missing or not an object");
+    };
+    let session = match &event.session {
+        None => return invalid(homes, host, event, "session_id is missing or not a string"),
+        Some(s) if !is_valid_session_id(s) => {
+            let shown: String = s.chars().take(80).collect();
+            return invalid(
+                homes,
+                host,
+                event,
+                &format!(
+                    "session id '{shown}' does not match ^[A-Za-z0-9][A-Za-z0-9._-]{{0,127}}$"
+                ),
+            );
+        }
+        Some(s) => s.clone(),
+    };
+    let Some(cwd) = event
+        .cwd
+        .as_deref()
+        .and_then(|c| absolute_dir(c, &homes.user))
+    else {
+        return invalid(homes, host, event, "cwd is missing or not an absolute path");
+    };
+    let calls = host.map(&event.tool_name, input, &cwd);
+    let calls = match calls {
+        Ok(c) => c,
+        Err(Invalid(why)) => return invalid(homes, host, event, &why),
+    };
+    // The session's project directory as the host declares it.
+    let project_dir = host.project_dir(&cwd, &homes.user);
+    match evaluate_calls(homes, host, channel, &session, &project_dir, &calls) {
+        Ok(o) => o,
+        Err(e) => Outcome::Blocking(format!(
+            "shellgate: cannot evaluate the call, so it is blocked: {e:#}"
+        )),
+    }
+}
+
+fn evaluate_calls(
+    homes: &Homes,
+    host: Host,
+    channel: Option<Channel>,
+    session: &str,
+    project_dir: &str,
+    calls: &[Call],
+) -> Result<Outcome> {
+    let policy = edge::load_policy(homes)?;
+    let mut edge = Edge::new(homes.clone());
+    let recorded = {
+        let db = edge
+            .db(true)?
+            .ok_or_else(|| anyhow::anyhow!("no state database"))?;
+        match db.session(session)? {
+            Some(r) => r,
+            None => {
+                // First sight: a personal, interactive (unless --channel)
+                // session rooted at the host's project directory.
+                let rec = SessionRecord {
+                    id: session.to_string(),
+                    audience: Audience::Personal,
+                    channel: channel.unwrap_or(Channel::Interactive),
+                    parent: None,
+                    project_dir: Some(project_dir.to_string()),
+                    created_at: String::new(),
+                    ended_at: None,
+                };
+                match db.create_session(&rec) {
+                    Ok(()) | Err(StateError::AlreadyExists { .. }) => {}
+                    Err(e) => return Err(e.into()),
+                }
+                db.session(session)?
+                    .ok_or_else(|| anyhow::anyhow!("session '{session}' was not recorded"))?
+            }
+        }
+    };
+    let flags = CallFlags {
+        session: Some(session.to_string()),
+        audience: None,
+        channel,
+        // A recorded project directory applies; the host's is used only
+        // when the session has none.
+        project_dir: if recorded.project_dir.is_some() {
+            None
+        } else {
+            Some(project_dir.to_string())
+        },
+        os: None,
+    };
+    let ctx = match edge::build_context(&mut edge, &flags) {
+        Ok(c) => c,
+        Err(e) => {
+            return match e.downcast_ref::<UsageError>() {
+                Some(u) => Ok(Outcome::Decided(
+                    Verdict::Deny,
+                    format!("shellgate deny (invalid_call): {u}"),
+                )),
+                None => Err(e),
+            }
+        }
+    };
+    let mut decisions = Vec::new();
+    for call in calls {
+        let d = match protected_below(&policy, &ctx, call) {
+            Some(d) => d,
+            None => {
+                let req = Request {
+                    tool: call.tool.clone(),
+                    command: call.command.clone(),
+                    working_directory: call.working_directory.clone(),
+                };
+                edge::evaluate(&mut edge, &policy, &req, &ctx)?
+            }
+        };
+        if let Some(db) = edge.db(false)? {
+            let matched = d
+                .candidates
+                .iter()
+                .find_map(|c| c.grant.as_ref())
+                .and_then(|g| serde_json::to_value(g).ok());
+            db.log_decision(&DecisionRecord {
+                time: String::new(),
+                session: Some(ctx.session.clone()),
+                tool: d.tool.clone(),
+                command: d.command.clone(),
+                cwd: d.cwd.clone(),
+                decision: d.decision.to_string(),
+                reason: d.reason.clone(),
+                candidates: serde_json::to_value(&d.candidates).unwrap_or_default(),
+                matched_grant: matched,
+                source: host.source(),
+            })?;
+        }
+        decisions.push(d);
+    }
+    Ok(combine(host, homes, &ctx, &decisions))
+}
+
+/// Recursive reads (grep-like tools, read globs) of a directory above a
+/// read-protected path: the file-tool evaluation sees one path, so the
+/// adapter checks what lies below it.
+fn protected_below(policy: &Policy, ctx: &Context, call: &Call) -> Option<Decision> {
+    let touch = call.reads_below.as_ref()?;
+    let path = paths::normalize(&expand_home(&touch.path, &ctx.home));
+    let p = Protected::new(
+        &ctx.gate_home,
+        &ctx.home,
+        policy.config.protected_read(),
+        policy.config.protected_write(),
+        ctx.fs,
+    );
+    let t = Touch {
+        path: path.clone(),
+        kind: touch.kind,
+        scope: touch.scope,
+    };
+    let b = Behaviour {
+        reader: true,
+        recursive_read: matches!(touch.scope, Scope::Exact),
+        ..Default::default()
+    };
+    let hit = protected::violation(&p, &[t], b)?;
+    Some(Decision {
+        decision: "deny",
+        reason: "protected_path".into(),
+        message: format!(
+            "{hit} holds files protected by shellgate; a recursive read of it would reach them"
+        ),
+        tool: call.tool.clone(),
+        command: call.command.clone(),
+        display: call.command.clone(),
+        cwd: Some(path),
+        audience: ctx.audience,
+        channel: ctx.channel,
+        complex: false,
+        complex_reasons: Vec::new(),
+        candidates: Vec::new(),
+        patterns: Vec::new(),
+        options: None,
+        prompt: None,
+        hint: None,
+        location: String::new(),
+        display_verbs: Vec::new(),
+    })
+}
+
+/// One verdict for the event: any deny wins, then any ask, else allow.
+fn combine(host: Host, homes: &Homes, ctx: &Context, decisions: &[Decision]) -> Outcome {
+    let verdict = decisions
+        .iter()
+        .map(|d| Verdict::from_decision(d.decision))
+        .max()
+        .unwrap_or(Verdict::Deny);
+    let mut parts: Vec<String> = Vec::new();
+    for d in decisions
+        .iter()
+        .filter(|d| Verdict::from_decision(d.decision) == verdict)
+    {
+        let r = reason_text(host, homes, ctx, d);
+        if !parts.contains(&r) {
+            parts.push(r);
+        }
+    }
+    if parts.is_empty() {
+        parts.push("shellgate deny (invalid_call): nothing to evaluate".into());
+    }
+    Outcome::Decided(verdict, parts.join("\n"))
+}
