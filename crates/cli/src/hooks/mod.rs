@@ -11,8 +11,8 @@
 //! and time limits), the panic guard, evaluating each call of the event and
 //! combining their decisions into one verdict. Each host has a module of
 //! its own — [`claude_code`], [`gemini`], [`codex`] — with the tools it
-//! gates, how their input becomes calls ([`calls`]), and its answer format.
-//! [`reasons`] words the reason returned to the agent.
+//! gates, how their input becomes calls (`calls.rs`), and its answer format.
+//! `reasons.rs` words the reason returned to the agent.
 
 mod calls;
 pub mod claude_code;

@@ -53,7 +53,7 @@ use quarantine::{invalid_note, v1_note};
 pub const STORE_VERSION: u64 = 2;
 
 /// One persistent grant as stored: verb trimmed, directory normalized with
-/// [`paths::normalize_stored_dir`] (`None` = anywhere; a hand-written `~`
+/// [`shellgate_shell::paths::normalize_stored_dir`] (`None` = anywhere; a hand-written `~`
 /// stays as written), `createdAt` as found in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grant {
