@@ -18,6 +18,9 @@ struct NodeSrc {
     safe: bool,
     #[serde(default)]
     options: Option<String>,
+    /// Named option sets (`[_sets]` of the same file) appended to `options`.
+    #[serde(default)]
+    option_sets: Vec<String>,
     #[serde(default)]
     operands: Option<String>,
     complete: Option<bool>,
@@ -27,6 +30,8 @@ struct NodeSrc {
     sub_required: bool,
     #[serde(default)]
     numeric: bool,
+    #[serde(default)]
+    paths_modifier: bool,
     #[serde(default)]
     forms: Vec<FormSrc>,
     #[serde(default)]
@@ -74,6 +79,7 @@ fn role(file: &str, prog: &str, r: &str) -> &'static str {
     match r {
         "text" => "Text",
         "pattern" => "Pattern",
+        "glob" => "Glob",
         "read" => "Read",
         "list" => "List",
         "write" => "Write",
@@ -88,6 +94,7 @@ fn role(file: &str, prog: &str, r: &str) -> &'static str {
         "net" => "Net",
         "rev" => "Rev",
         "pathspec" => "Pathspec",
+        "remote" => "Remote",
         "any" => "Any",
         _ => fail(file, prog, format!("unknown role `{r}`")),
     }
@@ -138,6 +145,7 @@ fn flag_bit(file: &str, prog: &str, f: &str) -> &'static str {
         "deletes" => "fx::DELETES",
         "secret" => "fx::SECRET",
         "source" => "fx::SOURCE",
+        "oneshot" => "fx::ONESHOT",
         _ => fail(file, prog, format!("unknown option flag `!{f}`")),
     }
 }
@@ -298,25 +306,43 @@ fn node(
     let mut long_single = false;
     let mut opts = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
-    if let Some(o) = &n.options {
-        for line in o.lines() {
-            let line = match line.find(" #") {
-                Some(i) => &line[..i],
-                None => line,
-            };
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let (code, spellings) = option_line(file, prog, line, &mut long_single);
-            for s in &spellings {
-                if !seen.insert(s.clone()) {
-                    fail(file, prog, format!("option `{s}` listed twice in `{path}`"));
-                }
-                all_spellings.insert(s.clone());
-            }
-            opts.push(code);
+    // The node's own lines first; lines of option sets whose spellings the
+    // node already defines are left out (the node overrides the set).
+    let mut lines: Vec<(String, bool)> = n
+        .options
+        .as_deref()
+        .unwrap_or_default()
+        .lines()
+        .map(|l| (l.to_string(), false))
+        .collect();
+    for set in &n.option_sets {
+        match SETS.with(|s| s.borrow().get(set).cloned()) {
+            Some(t) => lines.extend(t.lines().map(|l| (l.to_string(), true))),
+            None => fail(file, prog, format!("unknown option set `{set}`")),
         }
+    }
+    for (line, from_set) in &lines {
+        let line = match line.find(" #") {
+            Some(i) => &line[..i],
+            None => line,
+        };
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut probe = false;
+        let (code, spellings) = option_line(file, prog, line, &mut probe);
+        if *from_set && spellings.iter().any(|s| seen.contains(s)) {
+            continue;
+        }
+        long_single |= probe;
+        for s in &spellings {
+            if !seen.insert(s.clone()) {
+                fail(file, prog, format!("option `{s}` listed twice in `{path}`"));
+            }
+            all_spellings.insert(s.clone());
+        }
+        opts.push(code);
     }
     let mut forms = Vec::new();
     for f in &n.forms {
@@ -368,7 +394,7 @@ fn node(
     push_examples(out, &n.uncovered_examples, "NotCovered");
     for (cmd, verb) in &n.verb_examples {
         out.examples
-            .push((prog.to_string(), cmd.clone(), "NotSafe", Some(verb.clone())));
+            .push((prog.to_string(), cmd.clone(), "Verb", Some(verb.clone())));
     }
     let operands = n
         .operands
@@ -376,7 +402,7 @@ fn node(
         .map_or("&[]".to_string(), |t| slots(file, prog, t));
     let names_s: Vec<String> = names.iter().map(|s| lit(s)).collect();
     format!(
-        "Node {{ names: &[{}], kind: Kind::{kind_s}, safe: {}, forms: &[{}], options: &[{}], complete: {}, inherit: {}, operands: {operands}, subs: &[{}], sub_required: {}, numeric: {}, long_single_dash: {long_single} }}",
+        "Node {{ names: &[{}], kind: Kind::{kind_s}, safe: {}, forms: &[{}], options: &[{}], complete: {}, inherit: {}, operands: {operands}, subs: &[{}], sub_required: {}, numeric: {}, paths_modifier: {}, long_single_dash: {long_single} }}",
         names_s.join(", "),
         n.safe,
         forms.join(", "),
@@ -386,6 +412,7 @@ fn node(
         subs.join(", "),
         n.sub_required,
         n.numeric,
+        n.paths_modifier,
     )
 }
 
@@ -413,6 +440,11 @@ fn count_examples(n: &NodeSrc, safe: &mut usize, unsafe_: &mut usize) {
     }
 }
 
+thread_local! {
+    /// Option sets of the file being compiled (`[_sets]`).
+    static SETS: std::cell::RefCell<BTreeMap<String, String>> = const { std::cell::RefCell::new(BTreeMap::new()) };
+}
+
 fn main() {
     let dir = Path::new("specs");
     println!("cargo:rerun-if-changed=specs");
@@ -434,7 +466,19 @@ fn main() {
         println!("cargo:rerun-if-changed={}", f.display());
         let file = f.display().to_string();
         let text = std::fs::read_to_string(f).expect("readable spec");
-        let raw: toml::Table = toml::from_str(&text).unwrap_or_else(|e| fail(&file, "-", e));
+        let mut raw: toml::Table = toml::from_str(&text).unwrap_or_else(|e| fail(&file, "-", e));
+        let mut sets = BTreeMap::new();
+        if let Some(toml::Value::Table(t)) = raw.remove("_sets") {
+            for (k, v) in t {
+                match v {
+                    toml::Value::String(s) => {
+                        sets.insert(k, s);
+                    }
+                    _ => fail(&file, "_sets", format!("set `{k}` must be a string")),
+                }
+            }
+        }
+        SETS.with(|s| *s.borrow_mut() = sets);
         for (id, v) in &raw {
             let toml::Value::Table(t) = v else {
                 fail(&file, id, "a program must be a table");

@@ -8,8 +8,31 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "sed" => sed(text),
         "awk" => awk(text),
         "jq" => jq(text),
+        "remote" => remote_name(text),
+        "refspec" => refspec(text),
         "none" => Err("program text is never read-only here".into()),
         _ => Err(format!("no validator named {name}")),
+    }
+}
+
+/// A configured remote's name: never a URL, `host:path` or a path.
+pub fn remote_name(text: &str) -> Result<(), String> {
+    let ok = !text.is_empty()
+        && !text.starts_with(['-', '.'])
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("`{text}` is not a remote name"))
+    }
+}
+
+/// A refspec that neither forces (`+`) nor names another destination (`a:b`).
+pub fn refspec(text: &str) -> Result<(), String> {
+    if text.starts_with('+') || text.contains(':') || text.starts_with('-') {
+        Err(format!("refspec `{text}` forces or renames"))
+    } else {
+        Ok(())
     }
 }
 

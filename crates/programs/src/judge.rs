@@ -31,13 +31,29 @@ pub struct ReadOnly {
 }
 
 /// Effects that keep an option out of every read-only form.
-const BAD_EFFECTS: u32 =
-    fx::UNSAFE | fx::CODE | fx::WRITES | fx::NET | fx::INPLACE | fx::DELETES | fx::SECRET | fx::SOURCE;
+const BAD_EFFECTS: u32 = fx::UNSAFE
+    | fx::CODE
+    | fx::WRITES
+    | fx::NET
+    | fx::INPLACE
+    | fx::DELETES
+    | fx::SECRET
+    | fx::SOURCE
+    | fx::ONESHOT;
 
 fn role_safe(r: Role) -> bool {
     matches!(
         r,
-        Role::Text | Role::Pattern | Role::Read | Role::List | Role::Chdir | Role::Rev | Role::Pathspec | Role::Code
+        Role::Text
+            | Role::Pattern
+            | Role::Glob
+            | Role::Read
+            | Role::List
+            | Role::Chdir
+            | Role::Rev
+            | Role::Pathspec
+            | Role::Code
+            | Role::Remote
     )
 }
 
@@ -91,12 +107,17 @@ fn try_form(p: &Parsed, args: &[Arg], node: &Node, form: Option<&Form>) -> Resul
         if !role_safe(op.role) {
             return Err(NotSafe(format!("operand {} is not read-only", op.at + 1)));
         }
-        if op.role == Role::Code {
-            let Some(check) = op.check else {
-                return Err(NotSafe("program text with no validator".into()));
-            };
+        if op.role == Role::Code && op.check.is_none() {
+            return Err(NotSafe("program text with no validator".into()));
+        }
+        let check = match (op.check, op.role) {
+            (Some(c), _) => Some(c),
+            (None, Role::Remote) => Some("remote"),
+            _ => None,
+        };
+        if let Some(check) = check {
             let Some(Arg::Static(text)) = args.get(op.at) else {
-                return Err(NotSafe("dynamic program text".into()));
+                return Err(NotSafe("a dynamic word that must be checked".into()));
             };
             checks::run(check, text).map_err(NotSafe)?;
         }
@@ -164,7 +185,7 @@ pub fn help_only(p: &Parsed) -> bool {
 
 /// Why a grant for the call's verb would not cover it (empty: covered).
 /// Each entry is a complex reason.
-pub fn uncovered(p: &Parsed) -> Vec<String> {
+pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
     let mut out = Vec::new();
     let name = p.program.id;
     let leaf = p.leaf();
@@ -191,14 +212,50 @@ pub fn uncovered(p: &Parsed) -> Vec<String> {
         if o.opt.has(fx::SOURCE) {
             out.push(format!("package_source:{name}:{}", o.opt.name));
         }
+        if o.opt.has(fx::ONESHOT) {
+            out.push(format!("oneshot_option:{name}:{}", o.opt.name));
+        }
+    }
+    // Program text (sed scripts, awk programs, jq filters) must pass its
+    // validator: a grant for `sed` does not cover `sed 'e id'`.
+    let check = leaf.operands.iter().find_map(|s| s.check);
+    for o in &p.opts {
+        if o.negated || o.opt.value != Role::Code {
+            continue;
+        }
+        let text = o.value.and_then(|v| p.value_text(args, v));
+        if !code_ok(check, text) {
+            out.push(format!("program_text:{name}"));
+        }
     }
     for op in p.operands() {
         if op.role.runs_code() {
             out.push(format!("code_operand:{name}"));
         }
+        let text = match args.get(op.at) {
+            Some(Arg::Static(s)) => Some(*s),
+            _ => None,
+        };
+        if op.role == Role::Code {
+            if !code_ok(op.check.or(check), text) {
+                out.push(format!("program_text:{name}"));
+            }
+        } else if let Some(c) = op.check {
+            // Operand checks (a push's remote and refspecs).
+            if !code_ok(Some(c), text) {
+                out.push(format!("operand_check:{name}:{c}"));
+            }
+        }
     }
     out.dedup();
     out
+}
+
+fn code_ok(check: Option<&str>, text: Option<&str>) -> bool {
+    match (check, text) {
+        (Some(c), Some(t)) => checks::run(c, t).is_ok(),
+        _ => false,
+    }
 }
 
 /// Every word with a role: option values and operands (roles of the node,
@@ -235,6 +292,22 @@ pub fn modifiers(p: &Parsed) -> Vec<&'static str> {
     v.sort();
     v.dedup_by(|a, b| a.1 == b.1);
     v.into_iter().map(|(_, n)| n).collect()
+}
+
+/// Whether the verb names `--` because the call acts on paths
+/// (`git checkout -- f`, `git checkout .`).
+pub fn paths_mode(p: &Parsed, args: &[Arg]) -> bool {
+    let leaf = p.leaf();
+    if !leaf.paths_modifier {
+        return false;
+    }
+    if p.dashdash.is_some() || p.positionals.len() > 1 {
+        return true;
+    }
+    p.positionals.iter().any(|&i| match args.get(i) {
+        Some(Arg::Static(t)) => *t == "." || t.starts_with('.') || t.contains('/') || t.contains('*'),
+        _ => true,
+    })
 }
 
 /// Scope options present with their static values (`--context=prod`).

@@ -15,7 +15,7 @@
 //! let args = [Arg::Static("--comp=sh"), Arg::Static("f")];
 //! let p = parse(sort, &args);
 //! assert!(judge::read_only(&p, &args).is_err());
-//! assert!(!judge::uncovered(&p).is_empty());
+//! assert!(!judge::uncovered(&p, &args).is_empty());
 //! ```
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -40,8 +40,11 @@ pub enum Style {
 pub enum Role {
     /// Free text: a number, a name, a format; never a file.
     Text,
-    /// A search pattern (regex or glob) that selects what is read.
+    /// A search pattern matched against content (regex, fixed string).
     Pattern,
+    /// A glob or name pattern selecting which files are read
+    /// (`--include=GLOB`, `rg -g`): checked against secret names.
+    Glob,
     /// A file or directory whose contents are read.
     Read,
     /// A file or tree whose names (not contents) are listed.
@@ -71,6 +74,8 @@ pub enum Role {
     Rev,
     /// A git pathspec (files whose content or history is printed).
     Pathspec,
+    /// A remote: a configured name, or a URL / `host:path` / path.
+    Remote,
     /// Anything: a path when it looks like one, touched conservatively.
     Any,
 }
@@ -150,6 +155,9 @@ pub mod fx {
     pub const SECRET: u32 = 1 << 12;
     /// Selects a package source other than the default (installers).
     pub const SOURCE: u32 = 1 << 13;
+    /// Never covered by a grant: the call can only be approved once
+    /// (`git push --force`, `--mirror`).
+    pub const ONESHOT: u32 = 1 << 14;
 }
 
 /// One option of a program or subcommand.
@@ -283,6 +291,9 @@ pub struct Node {
     pub sub_required: bool,
     /// `-NUM` is an option (`head -5`).
     pub numeric: bool,
+    /// The verb names `--` when the call acts on paths (`git checkout -- f`,
+    /// `git checkout .`): a path operand, `--`, or more than one operand.
+    pub paths_modifier: bool,
     /// Short single-dash long options (`-name` for find/Go-style) are
     /// matched as long options.
     pub long_single_dash: bool,
@@ -306,6 +317,8 @@ pub enum Expect {
     NotSafe,
     /// Not covered by a grant of its verb: complex, or its own verb.
     NotCovered,
+    /// Only its verb is checked.
+    Verb,
 }
 
 /// A checked example carried by a spec.
