@@ -95,6 +95,7 @@ fn role(file: &str, prog: &str, r: &str) -> &'static str {
         "rev" => "Rev",
         "pathspec" => "Pathspec",
         "remote" => "Remote",
+        "argv" => "Argv",
         "any" => "Any",
         _ => fail(file, prog, format!("unknown role `{r}`")),
     }
@@ -271,6 +272,7 @@ fn slots(file: &str, prog: &str, text: &str) -> String {
             None => (tok, None),
         };
         let r = role(file, prog, r);
+        let repeat = if r == "Argv" { "Many" } else { repeat };
         let tag = tag.map_or("None".to_string(), |t| format!("Some({})", lit(t)));
         let check = check.map_or("None".to_string(), |t| format!("Some({})", lit(t)));
         out.push(format!(

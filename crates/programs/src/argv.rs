@@ -195,6 +195,13 @@ pub fn assign(slots: &[Slot], positionals: &[usize], supplied: &[&str]) -> Vec<O
             }
         }
     }
+    // Once a command line starts, every later operand belongs to it.
+    if let Some(first) = roles.iter().position(|s| s.is_some_and(|s| s.role == Role::Argv)) {
+        let argv = roles[first];
+        for r_ in roles.iter_mut().skip(first) {
+            *r_ = argv;
+        }
+    }
     positionals
         .iter()
         .zip(roles)
@@ -489,6 +496,11 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
         }
         p.positionals.push(i);
         if matches!(style, Style::Posix | Style::Go) {
+            options_done = true;
+        }
+        // A command line starts here: its words are its own.
+        let ops = assign(node.operands, &p.positionals, &p.supplied());
+        if ops.last().is_some_and(|o| o.role == Role::Argv) {
             options_done = true;
         }
         i += 1;

@@ -76,6 +76,9 @@ pub enum Role {
     Pathspec,
     /// A remote: a configured name, or a URL / `host:path` / path.
     Remote,
+    /// This operand and every later word are a command line the program
+    /// runs (`timeout 5 CMD…`, `npx CMD…`): options end where it starts.
+    Argv,
     /// Anything: a path when it looks like one, touched conservatively.
     Any,
 }
@@ -110,6 +113,11 @@ impl Role {
     /// Roles that run code nobody can see in the command (unless validated).
     pub fn runs_code(self) -> bool {
         matches!(self, Role::Exec | Role::Command | Role::Config)
+    }
+
+    /// Roles whose words run as (part of) another command.
+    pub fn runs_command(self) -> bool {
+        matches!(self, Role::Command | Role::Argv)
     }
 }
 
