@@ -1,0 +1,555 @@
+//! Compiles the declarative program specs (`specs/*.toml`, format in
+//! `SPECS.md`) into static Rust tables, so the model costs nothing to load
+//! and a malformed spec fails the build with the file and program named.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::Deserialize;
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct NodeSrc {
+    style: Option<String>,
+    names: Option<Vec<String>>,
+    kind: Option<String>,
+    #[serde(default)]
+    safe: bool,
+    #[serde(default)]
+    options: Option<String>,
+    /// Named option sets (`[_sets]` of the same file) appended to `options`.
+    #[serde(default)]
+    option_sets: Vec<String>,
+    #[serde(default)]
+    operands: Option<String>,
+    complete: Option<bool>,
+    #[serde(default)]
+    inherit: bool,
+    #[serde(default)]
+    sub_required: bool,
+    #[serde(default)]
+    numeric: bool,
+    #[serde(default)]
+    paths_modifier: bool,
+    #[serde(default)]
+    forms: Vec<FormSrc>,
+    #[serde(default)]
+    sub: BTreeMap<String, NodeSrc>,
+    #[serde(default)]
+    safe_examples: Vec<String>,
+    #[serde(default)]
+    unsafe_examples: Vec<String>,
+    #[serde(default)]
+    uncovered_examples: Vec<String>,
+    #[serde(default)]
+    verb_examples: Vec<(String, String)>,
+    /// Free-form remarks for readers of the spec.
+    #[serde(default)]
+    #[allow(dead_code)]
+    note: Option<String>,
+    /// Order of subcommands as written (filled from the raw table).
+    #[serde(skip)]
+    order: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FormSrc {
+    #[serde(default)]
+    requires: Vec<String>,
+    #[serde(default)]
+    allow: Vec<String>,
+    #[serde(default)]
+    roles: BTreeMap<String, String>,
+    operands: Option<String>,
+}
+
+struct Out {
+    code: String,
+    examples: Vec<(String, String, &'static str, Option<String>)>,
+    names: BTreeMap<String, usize>,
+}
+
+fn fail(file: &str, prog: &str, msg: impl std::fmt::Display) -> ! {
+    panic!("program spec {file} [{prog}]: {msg}");
+}
+
+fn role(file: &str, prog: &str, r: &str) -> &'static str {
+    match r {
+        "text" => "Text",
+        "pattern" => "Pattern",
+        "glob" => "Glob",
+        "read" => "Read",
+        "list" => "List",
+        "write" => "Write",
+        "readwrite" => "ReadWrite",
+        "delete" => "Delete",
+        "chdir" => "Chdir",
+        "filelist" => "FileList",
+        "exec" => "Exec",
+        "command" => "Command",
+        "code" => "Code",
+        "config" => "Config",
+        "net" => "Net",
+        "rev" => "Rev",
+        "pathspec" => "Pathspec",
+        "remote" => "Remote",
+        "argv" => "Argv",
+        "any" => "Any",
+        _ => fail(file, prog, format!("unknown role `{r}`")),
+    }
+}
+
+fn kind(file: &str, prog: &str, k: &str) -> &'static str {
+    match k {
+        "reader" => "Reader",
+        "writer" => "Writer",
+        "build" => "Build",
+        "installer" => "Installer",
+        "network" => "Network",
+        "runner" => "Runner",
+        "interpreter" => "Interpreter",
+        "system" => "System",
+        "other" => "Other",
+        _ => fail(file, prog, format!("unknown kind `{k}`")),
+    }
+}
+
+fn style(file: &str, prog: &str, s: &str) -> &'static str {
+    match s {
+        "gnu" => "Gnu",
+        "posix" => "Posix",
+        "git" => "Git",
+        "go" => "Go",
+        "cli" => "Cli",
+        "exact" => "Exact",
+        "find" => "Find",
+        "tar" => "Tar",
+        _ => fail(file, prog, format!("unknown style `{s}`")),
+    }
+}
+
+fn flag_bit(file: &str, prog: &str, f: &str) -> &'static str {
+    match f {
+        "unsafe" => "fx::UNSAFE",
+        "code" => "fx::CODE",
+        "writes" => "fx::WRITES",
+        "net" => "fx::NET",
+        "modifier" => "fx::MODIFIER",
+        "inplace" => "fx::INPLACE",
+        "recursive" => "fx::RECURSIVE",
+        "follow" => "fx::FOLLOW",
+        "endopts" => "fx::ENDOPTS",
+        "help" => "fx::HELP",
+        "scope" => "fx::SCOPE",
+        "deletes" => "fx::DELETES",
+        "secret" => "fx::SECRET",
+        "source" => "fx::SOURCE",
+        "oneshot" => "fx::ONESHOT",
+        _ => fail(file, prog, format!("unknown option flag `!{f}`")),
+    }
+}
+
+fn lit(s: &str) -> String {
+    format!("{s:?}")
+}
+
+/// One option line: `NAMES [ROLE] [!FLAG…]`.
+fn option_line(file: &str, prog: &str, line: &str, long_single: &mut bool) -> (String, Vec<String>) {
+    let mut shorts: Vec<char> = Vec::new();
+    let mut longs: Vec<String> = Vec::new();
+    let mut arity = "None";
+    let mut value_role: Option<&'static str> = None;
+    let mut bits: Vec<&'static str> = Vec::new();
+    let mut supplies: Option<String> = None;
+    let mut canonical: Option<String> = None;
+    let mut spellings: Vec<String> = Vec::new();
+    for tok in line.split_whitespace() {
+        if let Some(f) = tok.strip_prefix('!') {
+            if let Some(t) = f.strip_prefix("supplies=") {
+                supplies = Some(t.to_string());
+            } else {
+                bits.push(flag_bit(file, prog, f));
+            }
+            continue;
+        }
+        if tok.starts_with('-') && tok.len() > 1 {
+            if value_role.is_some() {
+                fail(file, prog, format!("option name `{tok}` after the role in `{line}`"));
+            }
+            let (name, ar) = if let Some(i) = tok.find("[=") {
+                if !tok.ends_with(']') {
+                    fail(file, prog, format!("bad optional value in `{tok}`"));
+                }
+                (&tok[..i], Some("Optional"))
+            } else if let Some(i) = tok.find('=') {
+                (&tok[..i], Some("Required"))
+            } else {
+                (tok, None)
+            };
+            if let Some(a) = ar {
+                if arity != "None" && arity != a {
+                    fail(file, prog, format!("conflicting arities in `{line}`"));
+                }
+                arity = a;
+            }
+            if canonical.is_none() {
+                canonical = Some(name.to_string());
+            }
+            spellings.push(name.to_string());
+            if let Some(l) = name.strip_prefix("--") {
+                if l.is_empty() {
+                    fail(file, prog, "`--` is not an option name");
+                }
+                longs.push(l.to_string());
+            } else {
+                let rest = &name[1..];
+                let mut cs = rest.chars();
+                match (cs.next(), cs.next()) {
+                    (Some(c), None) => shorts.push(c),
+                    _ => {
+                        *long_single = true;
+                        longs.push(rest.to_string());
+                    }
+                }
+            }
+            continue;
+        }
+        if value_role.is_none() && !spellings.is_empty() {
+            value_role = Some(role(file, prog, tok));
+            continue;
+        }
+        fail(file, prog, format!("unexpected token `{tok}` in `{line}`"));
+    }
+    let Some(canonical) = canonical else {
+        fail(file, prog, format!("option line without a name: `{line}`"));
+    };
+    if value_role.is_some() && arity == "None" {
+        fail(file, prog, format!("a role is given but the option takes no value: `{line}`"));
+    }
+    let value = value_role.unwrap_or("Text");
+    let effects = if bits.is_empty() {
+        "0".to_string()
+    } else {
+        bits.join(" | ")
+    };
+    let supplies = match supplies {
+        Some(t) => format!("Some({})", lit(&t)),
+        None => "None".to_string(),
+    };
+    let shorts_s: Vec<String> = shorts.iter().map(|c| format!("{c:?}")).collect();
+    let longs_s: Vec<String> = longs.iter().map(|l| lit(l)).collect();
+    (
+        format!(
+            "Opt {{ name: {}, short: &[{}], long: &[{}], arity: Arity::{arity}, value: Role::{value}, effects: {effects}, supplies: {supplies} }}",
+            lit(&canonical),
+            shorts_s.join(", "),
+            longs_s.join(", ")
+        ),
+        spellings,
+    )
+}
+
+fn slots(file: &str, prog: &str, text: &str) -> String {
+    let mut out = Vec::new();
+    for tok in text.split_whitespace() {
+        let (tok, check) = match tok.split_once(':') {
+            Some((a, b)) => (a, Some(b)),
+            None => (tok, None),
+        };
+        let (tok, repeat) = if let Some(t) = tok.strip_suffix("...") {
+            (t, "Many")
+        } else if let Some(t) = tok.strip_suffix('+') {
+            (t, "OneOrMore")
+        } else if let Some(t) = tok.strip_suffix('?') {
+            (t, "Optional")
+        } else {
+            (tok, "One")
+        };
+        let (r, tag) = match tok.split_once('@') {
+            Some((a, b)) => (a, Some(b)),
+            None => (tok, None),
+        };
+        let r = role(file, prog, r);
+        let repeat = if r == "Argv" { "Many" } else { repeat };
+        let tag = tag.map_or("None".to_string(), |t| format!("Some({})", lit(t)));
+        let check = check.map_or("None".to_string(), |t| format!("Some({})", lit(t)));
+        out.push(format!(
+            "Slot {{ role: Role::{r}, repeat: Repeat::{repeat}, tag: {tag}, check: {check} }}"
+        ));
+    }
+    // At most one repeating slot: the matcher fills fixed slots from both ends.
+    let repeating = out
+        .iter()
+        .filter(|s| s.contains("Repeat::Many") || s.contains("Repeat::OneOrMore"))
+        .count();
+    if repeating > 1 {
+        fail(file, prog, format!("more than one repeating operand slot in `{text}`"));
+    }
+    format!("&[{}]", out.join(", "))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn node(
+    file: &str,
+    prog: &str,
+    path: &str,
+    n: &NodeSrc,
+    names: Vec<String>,
+    inherited_kind: &str,
+    out: &mut Out,
+    all_spellings: &mut BTreeSet<String>,
+) -> String {
+    let kind_s = n
+        .kind
+        .as_deref()
+        .map_or(inherited_kind.to_string(), |k| kind(file, prog, k).to_string());
+    let mut long_single = false;
+    let mut opts = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    // The node's own lines first; lines of option sets whose spellings the
+    // node already defines are left out (the node overrides the set).
+    let mut lines: Vec<(String, bool)> = n
+        .options
+        .as_deref()
+        .unwrap_or_default()
+        .lines()
+        .map(|l| (l.to_string(), false))
+        .collect();
+    for set in &n.option_sets {
+        match SETS.with(|s| s.borrow().get(set).cloned()) {
+            Some(t) => lines.extend(t.lines().map(|l| (l.to_string(), true))),
+            None => fail(file, prog, format!("unknown option set `{set}`")),
+        }
+    }
+    for (line, from_set) in &lines {
+        let line = match line.find(" #") {
+            Some(i) => &line[..i],
+            None => line,
+        };
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut probe = false;
+        let (code, spellings) = option_line(file, prog, line, &mut probe);
+        if *from_set && spellings.iter().any(|s| seen.contains(s)) {
+            continue;
+        }
+        long_single |= probe;
+        for s in &spellings {
+            if !seen.insert(s.clone()) {
+                fail(file, prog, format!("option `{s}` listed twice in `{path}`"));
+            }
+            all_spellings.insert(s.clone());
+        }
+        opts.push(code);
+    }
+    let mut forms = Vec::new();
+    for f in &n.forms {
+        for name in f.requires.iter().chain(f.allow.iter()).chain(f.roles.keys()) {
+            if !seen.contains(name) {
+                fail(file, prog, format!("form names `{name}`, which `{path}` does not list"));
+            }
+        }
+        let roles: Vec<String> = f
+            .roles
+            .iter()
+            .map(|(k, v)| format!("({}, Role::{})", lit(k), role(file, prog, v)))
+            .collect();
+        let operands = match &f.operands {
+            Some(t) => format!("Some({})", slots(file, prog, t)),
+            None => "None".to_string(),
+        };
+        let req: Vec<String> = f.requires.iter().map(|s| lit(s)).collect();
+        let allow: Vec<String> = f.allow.iter().map(|s| lit(s)).collect();
+        forms.push(format!(
+            "Form {{ requires: &[{}], allow: &[{}], roles: &[{}], operands: {operands} }}",
+            req.join(", "),
+            allow.join(", "),
+            roles.join(", ")
+        ));
+    }
+    let mut subs = Vec::new();
+    for sname in &n.order {
+        let s = &n.sub[sname];
+        let mut snames = vec![sname.clone()];
+        if let Some(extra) = &s.names {
+            for e in extra {
+                if !snames.contains(e) {
+                    snames.push(e.clone());
+                }
+            }
+        }
+        let sub_path = format!("{path} {sname}");
+        subs.push(node(file, prog, &sub_path, s, snames, &kind_s, out, all_spellings));
+    }
+    let push_examples = |out: &mut Out, list: &[String], expect: &'static str| {
+        for e in list {
+            out.examples
+                .push((prog.to_string(), e.clone(), expect, None));
+        }
+    };
+    push_examples(out, &n.safe_examples, "Safe");
+    push_examples(out, &n.unsafe_examples, "NotSafe");
+    push_examples(out, &n.uncovered_examples, "NotCovered");
+    for (cmd, verb) in &n.verb_examples {
+        out.examples
+            .push((prog.to_string(), cmd.clone(), "Verb", Some(verb.clone())));
+    }
+    let operands = n
+        .operands
+        .as_deref()
+        .map_or("&[]".to_string(), |t| slots(file, prog, t));
+    let names_s: Vec<String> = names.iter().map(|s| lit(s)).collect();
+    format!(
+        "Node {{ names: &[{}], kind: Kind::{kind_s}, safe: {}, forms: &[{}], options: &[{}], complete: {}, inherit: {}, operands: {operands}, subs: &[{}], sub_required: {}, numeric: {}, paths_modifier: {}, long_single_dash: {long_single} }}",
+        names_s.join(", "),
+        n.safe,
+        forms.join(", "),
+        opts.join(", "),
+        n.complete.unwrap_or(true),
+        n.inherit,
+        subs.join(", "),
+        n.sub_required,
+        n.numeric,
+        n.paths_modifier,
+    )
+}
+
+/// Subcommand order as written in the file (serde's map is sorted).
+fn fill_order(n: &mut NodeSrc, raw: &toml::Table) {
+    if let Some(toml::Value::Table(subs)) = raw.get("sub") {
+        n.order = subs.keys().cloned().collect();
+        for (k, v) in subs {
+            if let (Some(child), toml::Value::Table(t)) = (n.sub.get_mut(k), v) {
+                fill_order(child, t);
+            }
+        }
+    }
+}
+
+fn has_safe(n: &NodeSrc) -> bool {
+    n.safe || !n.forms.is_empty() || n.sub.values().any(has_safe)
+}
+
+fn count_examples(n: &NodeSrc, safe: &mut usize, unsafe_: &mut usize) {
+    *safe += n.safe_examples.len();
+    *unsafe_ += n.unsafe_examples.len();
+    for s in n.sub.values() {
+        count_examples(s, safe, unsafe_);
+    }
+}
+
+thread_local! {
+    /// Option sets of the file being compiled (`[_sets]`).
+    static SETS: std::cell::RefCell<BTreeMap<String, String>> = const { std::cell::RefCell::new(BTreeMap::new()) };
+}
+
+fn main() {
+    let dir = Path::new("specs");
+    println!("cargo:rerun-if-changed=specs");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("specs directory")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    let mut out = Out {
+        code: String::new(),
+        examples: Vec::new(),
+        names: BTreeMap::new(),
+    };
+    let mut programs = Vec::new();
+    let mut ids: BTreeSet<String> = BTreeSet::new();
+    for f in &files {
+        println!("cargo:rerun-if-changed={}", f.display());
+        let file = f.display().to_string();
+        let text = std::fs::read_to_string(f).expect("readable spec");
+        let mut raw: toml::Table = toml::from_str(&text).unwrap_or_else(|e| fail(&file, "-", e));
+        let mut sets = BTreeMap::new();
+        if let Some(toml::Value::Table(t)) = raw.remove("_sets") {
+            for (k, v) in t {
+                match v {
+                    toml::Value::String(s) => {
+                        sets.insert(k, s);
+                    }
+                    _ => fail(&file, "_sets", format!("set `{k}` must be a string")),
+                }
+            }
+        }
+        SETS.with(|s| *s.borrow_mut() = sets);
+        for (id, v) in &raw {
+            let toml::Value::Table(t) = v else {
+                fail(&file, id, "a program must be a table");
+            };
+            let mut n: NodeSrc = toml::Value::Table(t.clone())
+                .try_into()
+                .unwrap_or_else(|e| fail(&file, id, e));
+            fill_order(&mut n, t);
+            if !ids.insert(id.clone()) {
+                fail(&file, id, "program defined twice");
+            }
+            if has_safe(&n) {
+                let (mut s, mut u) = (0, 0);
+                count_examples(&n, &mut s, &mut u);
+                if s == 0 || u == 0 {
+                    fail(&file, id, "a program with read-only forms needs safe_examples and unsafe_examples");
+                }
+            }
+            let style_s = style(&file, id, n.style.as_deref().unwrap_or("gnu"));
+            let mut names = vec![id.clone()];
+            if let Some(extra) = &n.names {
+                names = extra.clone();
+                if names.is_empty() {
+                    fail(&file, id, "names is empty");
+                }
+            }
+            let idx = programs.len();
+            for name in &names {
+                if out.names.insert(name.clone(), idx).is_some() {
+                    fail(&file, id, format!("program name `{name}` used twice"));
+                }
+            }
+            let mut spellings = BTreeSet::new();
+            let root = node(&file, id, id, &n, names, "Other", &mut out, &mut spellings);
+            programs.push(format!(
+                "Program {{ id: {}, style: Style::{style_s}, root: {root} }}",
+                lit(id)
+            ));
+        }
+    }
+    let code = &mut out.code;
+    let _ = writeln!(code, "/// Every program the model knows.");
+    let _ = writeln!(code, "pub static PROGRAMS: &[Program] = &[");
+    for p in &programs {
+        let _ = writeln!(code, "    {p},");
+    }
+    let _ = writeln!(code, "];");
+    let _ = writeln!(code, "/// The program a basename selects.");
+    let _ = writeln!(code, "pub fn lookup(name: &str) -> Option<&'static Program> {{");
+    let _ = writeln!(code, "    let i = match name {{");
+    for (name, idx) in &out.names {
+        let _ = writeln!(code, "        {} => {idx},", lit(name));
+    }
+    let _ = writeln!(code, "        _ => return None,");
+    let _ = writeln!(code, "    }};");
+    let _ = writeln!(code, "    PROGRAMS.get(i)");
+    let _ = writeln!(code, "}}");
+    let _ = writeln!(code, "/// The examples the specs carry (checked by tests).");
+    let _ = writeln!(code, "pub static EXAMPLES: &[Example] = &[");
+    for (p, c, e, v) in &out.examples {
+        let v = v.as_ref().map_or("None".to_string(), |v| format!("Some({})", lit(v)));
+        let _ = writeln!(
+            code,
+            "    Example {{ program: {}, command: {}, expect: Expect::{e}, verb: {v} }},",
+            lit(p),
+            lit(c)
+        );
+    }
+    let _ = writeln!(code, "];");
+    let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("specs.rs");
+    std::fs::write(dest, &out.code).expect("write generated specs");
+}

@@ -1,0 +1,504 @@
+//! Validators for program text a read-only form may carry: sed scripts,
+//! awk programs, jq filters. Each accepts only text it fully understands
+//! as printing to standard output; anything else is refused (allow-list).
+
+/// Run the validator named by a spec slot.
+pub fn run(name: &str, text: &str) -> Result<(), String> {
+    match name {
+        "sed" => sed(text),
+        "awk" => awk(text),
+        "jq" => jq(text),
+        "remote" => remote_name(text),
+        "refspec" => refspec(text),
+        "none" => Err("program text is never read-only here".into()),
+        _ => Err(format!("no validator named {name}")),
+    }
+}
+
+/// A configured remote's name: never a URL, `host:path` or a path.
+pub fn remote_name(text: &str) -> Result<(), String> {
+    let ok = !text.is_empty()
+        && !text.starts_with(['-', '.'])
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("`{text}` is not a remote name"))
+    }
+}
+
+/// A refspec that neither forces (`+`) nor names another destination (`a:b`).
+pub fn refspec(text: &str) -> Result<(), String> {
+    if text.starts_with('+') || text.contains(':') || text.starts_with('-') {
+        Err(format!("refspec `{text}` forces or renames"))
+    } else {
+        Ok(())
+    }
+}
+
+fn err<T>(s: &str) -> Result<T, String> {
+    Err(s.to_string())
+}
+
+/// A sed script whose commands only print, substitute, delete from the
+/// output, transliterate, branch or quit: never `e`, `r`, `R`, `w`, `W`
+/// commands, nor the `e`/`w` flags of `s`.
+pub fn sed(script: &str) -> Result<(), String> {
+    let c: Vec<char> = script.chars().collect();
+    let n = c.len();
+    let mut i = 0;
+    let skip_ws = |i: &mut usize| {
+        while *i < n && (c[*i] == ' ' || c[*i] == '\t') {
+            *i += 1;
+        }
+    };
+    // Skip a delimited part starting at the delimiter; returns the index
+    // after the closing delimiter.
+    let delimited = |mut i: usize, d: char| -> Result<usize, String> {
+        i += 1;
+        while i < n && c[i] != d {
+            if c[i] == '\\' {
+                i += 1;
+            } else if c[i] == '\n' && d != '\n' {
+                return err("line break inside a sed regex");
+            }
+            i += 1;
+        }
+        if i >= n {
+            return err("unterminated sed regex");
+        }
+        Ok(i + 1)
+    };
+    loop {
+        while i < n && (c[i] == ';' || c[i].is_whitespace()) {
+            i += 1;
+        }
+        if i >= n {
+            return Ok(());
+        }
+        if c[i] == '#' {
+            while i < n && c[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c[i] == '}' {
+            i += 1;
+            continue;
+        }
+        // Addresses.
+        for k in 0..2 {
+            skip_ws(&mut i);
+            if i < n && (c[i].is_ascii_digit() || c[i] == '$') {
+                while i < n && (c[i].is_ascii_digit() || c[i] == '$' || c[i] == '~') {
+                    i += 1;
+                }
+            } else if i < n && c[i] == '/' {
+                i = delimited(i, '/')?;
+                while i < n && matches!(c[i], 'I' | 'M') {
+                    i += 1;
+                }
+            } else if i + 1 < n && c[i] == '\\' {
+                i = delimited(i + 1, c[i + 1])?;
+                while i < n && matches!(c[i], 'I' | 'M') {
+                    i += 1;
+                }
+            } else if k == 1 && i < n && (c[i] == '+' || c[i] == '~') {
+                i += 1;
+                while i < n && c[i].is_ascii_digit() {
+                    i += 1;
+                }
+            }
+            skip_ws(&mut i);
+            if k == 0 && i < n && c[i] == ',' {
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        skip_ws(&mut i);
+        while i < n && c[i] == '!' {
+            i += 1;
+            skip_ws(&mut i);
+        }
+        if i >= n {
+            return err("sed address without a command");
+        }
+        let cmd = c[i];
+        i += 1;
+        match cmd {
+            '{' => continue,
+            'p' | 'P' | '=' | 'd' | 'D' | 'n' | 'N' | 'g' | 'G' | 'h' | 'H' | 'x' | 'z' | 'F' => {}
+            'q' | 'Q' | 'l' | 'L' => {
+                skip_ws(&mut i);
+                while i < n && c[i].is_ascii_digit() {
+                    i += 1;
+                }
+            }
+            ':' | 'b' | 't' | 'T' => {
+                // Label up to the end of the line or `;`.
+                while i < n && c[i] != '\n' && c[i] != ';' {
+                    i += 1;
+                }
+            }
+            'a' | 'i' | 'c' => {
+                // Text to standard output, up to an unescaped line end.
+                while i < n && c[i] != '\n' {
+                    if c[i] == '\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            'y' => {
+                if i >= n || c[i] == '\n' || c[i] == '\\' {
+                    return err("bad y command");
+                }
+                let d = c[i];
+                i = delimited(i, d)?;
+                i = delimited(i - 1, d)?;
+            }
+            's' => {
+                if i >= n || c[i] == '\n' || c[i] == '\\' {
+                    return err("bad s command");
+                }
+                let d = c[i];
+                i = delimited(i, d)?;
+                // Replacement: may hold escaped line breaks.
+                while i < n && c[i] != d {
+                    if c[i] == '\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                if i >= n {
+                    return err("unterminated s replacement");
+                }
+                i += 1;
+                while i < n && (c[i].is_ascii_alphanumeric()) {
+                    match c[i] {
+                        'g' | 'p' | 'i' | 'I' | 'm' | 'M' => {}
+                        d if d.is_ascii_digit() => {}
+                        'e' => return err("the e flag of s runs the pattern space"),
+                        'w' => return err("the w flag of s writes a file"),
+                        _ => return err("unknown s flag"),
+                    }
+                    i += 1;
+                }
+            }
+            'e' => return err("the e command runs a command"),
+            'r' | 'R' => return err("the r/R commands read another file"),
+            'w' | 'W' => return err("the w/W commands write a file"),
+            'v' => {
+                while i < n && c[i] != '\n' && c[i] != ';' {
+                    i += 1;
+                }
+            }
+            _ => return err("unknown sed command"),
+        }
+        skip_ws(&mut i);
+        if i < n && !matches!(c[i], ';' | '\n' | '}' | '#') {
+            return err("text after a sed command");
+        }
+    }
+}
+
+/// An awk program that only reads its input and prints to standard output.
+pub fn awk(prog: &str) -> Result<(), String> {
+    const BAD_WORDS: &[&str] = &[
+        "system", "getline", "close", "fflush", "ENVIRON", "PROCINFO", "ARGV", "ARGC", "SYMTAB",
+        "FUNCTAB",
+    ];
+    let c: Vec<char> = prog.chars().collect();
+    let n = c.len();
+    let mut i = 0;
+    // Whether the previous significant token ends an operand (so `/` divides).
+    let mut after_operand = false;
+    // Paren depth and whether we are in the argument list of print/printf
+    // (the depth at which it started).
+    let mut depth: i32 = 0;
+    let mut print_depth: Option<i32> = None;
+    while i < n {
+        let ch = c[i];
+        if ch == '#' {
+            while i < n && c[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if ch == '"' {
+            i += 1;
+            while i < n && c[i] != '"' {
+                if c[i] == '\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            if i >= n {
+                return err("unterminated awk string");
+            }
+            i += 1;
+            after_operand = true;
+            continue;
+        }
+        if ch == '/' && !after_operand {
+            i += 1;
+            let mut class = false;
+            while i < n && (c[i] != '/' || class) {
+                match c[i] {
+                    '\\' => i += 1,
+                    '[' => class = true,
+                    ']' => class = false,
+                    '\n' => return err("line break in an awk regex"),
+                    _ => {}
+                }
+                i += 1;
+            }
+            if i >= n {
+                return err("unterminated awk regex");
+            }
+            i += 1;
+            after_operand = true;
+            continue;
+        }
+        if ch.is_ascii_alphabetic() || ch == '_' {
+            let start = i;
+            while i < n && (c[i].is_ascii_alphanumeric() || c[i] == '_') {
+                i += 1;
+            }
+            let word: String = c[start..i].iter().collect();
+            if BAD_WORDS.contains(&word.as_str()) {
+                return Err(format!("awk program uses {word}"));
+            }
+            if word == "print" || word == "printf" {
+                print_depth = Some(depth);
+                after_operand = false;
+            } else {
+                after_operand = !matches!(
+                    word.as_str(),
+                    "in" | "if" | "while" | "for" | "return" | "do" | "else"
+                );
+            }
+            continue;
+        }
+        if ch.is_ascii_digit() || (ch == '.' && i + 1 < n && c[i + 1].is_ascii_digit()) {
+            while i < n && (c[i].is_ascii_alphanumeric() || c[i] == '.') {
+                i += 1;
+            }
+            after_operand = true;
+            continue;
+        }
+        match ch {
+            '@' => return err("awk program uses @ (include, load, namespace or an indirect call)"),
+            '`' => return err("backquote in an awk program"),
+            '|' => {
+                if i + 1 < n && c[i + 1] == '|' {
+                    i += 2;
+                    after_operand = false;
+                    continue;
+                }
+                return err("awk program pipes to or from a command");
+            }
+            '>' => {
+                if print_depth == Some(depth) {
+                    return err("awk print redirects its output");
+                }
+                i += 1;
+                if i < n && c[i] == '=' {
+                    i += 1;
+                }
+                after_operand = false;
+                continue;
+            }
+            '(' | '[' => {
+                depth += 1;
+                after_operand = false;
+            }
+            ')' | ']' => {
+                depth -= 1;
+                after_operand = true;
+            }
+            ';' | '\n' | '{' | '}' => {
+                print_depth = None;
+                after_operand = false;
+            }
+            '$' => after_operand = false,
+            c2 if c2.is_whitespace() => {
+                i += 1;
+                continue;
+            }
+            _ => after_operand = false,
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// A jq filter that does not read the environment or other files.
+pub fn jq(prog: &str) -> Result<(), String> {
+    const BAD: &[&str] = &[
+        "env", "$ENV", "input_filename", "import", "include", "$__prog_name", "modulemeta",
+        "get_search_list", "$__loc__", "input_line_number", "halt_error", "getpath_env",
+    ];
+    // Scan code, following string interpolations `\( … )` back into code.
+    let c: Vec<char> = prog.chars().collect();
+    let n = c.len();
+    let mut i = 0;
+    // Stack of contexts: true = string, false = code (an interpolation).
+    let mut stack: Vec<(bool, i32)> = vec![(false, 0)];
+    while i < n {
+        let Some(&(in_string, _)) = stack.last() else {
+            return err("unbalanced jq interpolation");
+        };
+        let ch = c[i];
+        if in_string {
+            match ch {
+                '\\' if i + 1 < n && c[i + 1] == '(' => {
+                    stack.push((false, 1));
+                    i += 2;
+                }
+                '\\' => i += 2,
+                '"' => {
+                    stack.pop();
+                    i += 1;
+                }
+                _ => i += 1,
+            }
+            continue;
+        }
+        match ch {
+            '"' => {
+                stack.push((true, 0));
+                i += 1;
+            }
+            '#' => {
+                while i < n && c[i] != '\n' {
+                    i += 1;
+                }
+            }
+            '(' => {
+                if let Some(top) = stack.last_mut() {
+                    top.1 += 1;
+                }
+                i += 1;
+            }
+            ')' => {
+                let close_interp = stack.len() > 1 && stack.last().is_some_and(|t| t.1 == 1);
+                if close_interp {
+                    stack.pop();
+                } else if let Some(top) = stack.last_mut() {
+                    top.1 -= 1;
+                }
+                i += 1;
+            }
+            c2 if c2.is_ascii_alphabetic() || c2 == '_' || c2 == '$' => {
+                let start = i;
+                i += 1;
+                while i < n && (c[i].is_ascii_alphanumeric() || c[i] == '_') {
+                    i += 1;
+                }
+                let word: String = c[start..i].iter().collect();
+                if BAD.contains(&word.as_str()) {
+                    return Err(format!("jq filter uses {word}"));
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    if stack.len() != 1 {
+        return err("unterminated jq string");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sed_scripts() {
+        for ok in [
+            "1,5p",
+            "/foo/,/bar/p",
+            "s/a/b/g",
+            "s|a|b|2",
+            "s/x/y/I;p",
+            "1d",
+            "$!N;P;D",
+            "/^#/d",
+            "y/abc/xyz/",
+            "10q",
+            ":a;N;$!ba;s/\\n/ /g",
+            "1,200p",
+            "/start/,+3p",
+            "{p;p}",
+            "s/a\\/b/c/",
+            "$=",
+        ] {
+            assert!(sed(ok).is_ok(), "{ok} should pass: {:?}", sed(ok));
+        }
+        for bad in [
+            "w out",
+            "1w /tmp/x",
+            "s/a/b/w f",
+            "s/a/b/e",
+            "e id",
+            "1e id",
+            "r /etc/passwd",
+            "R f",
+            "W f",
+            "s/a/b/ge",
+            "/x/ e id",
+            "s/a/b",
+            "p w f",
+        ] {
+            assert!(sed(bad).is_err(), "{bad} should fail");
+        }
+    }
+
+    #[test]
+    fn awk_programs() {
+        for ok in [
+            "{print $1}",
+            "{print ($1 > 2)}",
+            "$1 > 2 {print}",
+            "{if ($1 > 2) print $2}",
+            "/foo/ {n++} END {print n}",
+            "{a[$1]+=$2} END {for (k in a) print k, a[k]}",
+            "NR==1 || NR==2",
+            "{ x = $3 / 2; print x }",
+            "BEGIN{FS=\":\"} {print $1}",
+            "{printf \"%s\\n\", $1}",
+            "length($0) > 80",
+        ] {
+            assert!(awk(ok).is_ok(), "{ok}: {:?}", awk(ok));
+        }
+        for bad in [
+            "BEGIN{system(\"id\")}",
+            "{print > \"out\"}",
+            "{print $1 > \"/tmp/x\"}",
+            "{print | \"sh\"}",
+            "{\"date\" | getline d}",
+            "{getline < \"/etc/shadow\"}",
+            "@include \"x\"",
+            "BEGIN{f=\"system\"; @f(\"id\")}",
+            "{print ENVIRON[\"HOME\"]}",
+            "BEGIN{ARGV[1]=\"/etc/shadow\"}",
+            "{printf \"%s\", $1 >> \"f\"}",
+            "{close(\"x\")}",
+            "{print PROCINFO[\"pid\"]}",
+        ] {
+            assert!(awk(bad).is_err(), "{bad} should fail");
+        }
+    }
+
+    #[test]
+    fn jq_filters() {
+        for ok in [".", ".a.b", ".[] | select(.x > 1)", "\"\\(.a) x\"", "keys", "map(.name)", ".environment"] {
+            assert!(jq(ok).is_ok(), "{ok}: {:?}", jq(ok));
+        }
+        for bad in ["env", "$ENV.HOME", "\"\\(env.HOME)\"", "import \"x\" as y; .", "input_filename", "\"a\\(\"b\\(env)\")\""] {
+            assert!(jq(bad).is_err(), "{bad} should fail");
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! Questions the policy asks of a parsed argv: is this a read-only form,
+//! what does a grant of its verb not cover, which words are paths and in
+//! what role.
+
+use crate::argv::{Arg, Operand, Parsed, Problem, ValueAt};
+use crate::checks;
+use crate::spec::{fx, Arity, Form, Node, Role, Slot};
+
+/// A path-or-text word the command uses, with its role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Use {
+    /// What the word is.
+    pub role: Role,
+    /// Where the word (or glued value) is.
+    pub value: ValueAt,
+    /// From an option (`--output=F`) rather than an operand.
+    pub from_option: bool,
+    /// Validator for code text.
+    pub check: Option<&'static str>,
+}
+
+/// Why an argv is not a read-only form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotSafe(pub String);
+
+/// The read-only form an argv matched.
+#[derive(Debug, Clone)]
+pub struct ReadOnly {
+    /// Every word the command reads or names, with its role in the form.
+    pub uses: Vec<Use>,
+}
+
+/// Effects that keep an option out of every read-only form.
+const BAD_EFFECTS: u32 = fx::UNSAFE
+    | fx::CODE
+    | fx::WRITES
+    | fx::NET
+    | fx::INPLACE
+    | fx::DELETES
+    | fx::SECRET
+    | fx::SOURCE
+    | fx::ONESHOT;
+
+fn role_safe(r: Role) -> bool {
+    matches!(
+        r,
+        Role::Text
+            | Role::Pattern
+            | Role::Glob
+            | Role::Read
+            | Role::List
+            | Role::Chdir
+            | Role::Rev
+            | Role::Pathspec
+            | Role::Code
+            | Role::Remote
+    )
+}
+
+fn problems_block(p: &Parsed) -> Option<NotSafe> {
+    p.problems.first().map(|pr| {
+        NotSafe(match pr {
+            Problem::Unknown { text, .. } => format!("unknown option {text}"),
+            Problem::Ambiguous { text, .. } => format!("ambiguous option {text}"),
+            Problem::DynamicOption { .. } => "a dynamic word where an option may stand".into(),
+            Problem::MissingValue { .. } => "an option without its value".into(),
+            Problem::UnexpectedValue { .. } => "a value for an option that takes none".into(),
+            Problem::UnknownSubcommand { .. } => "an unknown subcommand".into(),
+        })
+    })
+}
+
+fn try_form(p: &Parsed, args: &[Arg], node: &Node, form: Option<&Form>) -> Result<ReadOnly, NotSafe> {
+    if let Some(f) = form {
+        if !f.requires.is_empty() && !f.requires.iter().any(|r| p.has(r)) {
+            return Err(NotSafe(format!("needs one of {}", f.requires.join(", "))));
+        }
+    } else if !node.safe {
+        return Err(NotSafe("not a read-only subcommand".into()));
+    }
+    let role_of = |name: &str, default: Role| -> Role {
+        form.and_then(|f| f.roles.iter().find(|(n, _)| *n == name).map(|(_, r)| *r))
+            .unwrap_or(default)
+    };
+    let mut uses = Vec::new();
+    let explicit = form.is_some_and(|f| !f.allow.is_empty());
+    for o in &p.opts {
+        if o.negated {
+            continue;
+        }
+        let listed =
+            form.is_some_and(|f| f.requires.contains(&o.opt.name) || f.allow.contains(&o.opt.name));
+        if explicit && !listed {
+            return Err(NotSafe(format!("option {} is not in the read-only form", o.opt.name)));
+        }
+        let role = role_of(o.opt.name, o.opt.value);
+        if o.opt.effects & BAD_EFFECTS != 0 || (o.opt.arity != Arity::None && !role_safe(role)) {
+            return Err(NotSafe(format!("option {} is not read-only", o.opt.name)));
+        }
+        if let Some(v) = o.value {
+            uses.push(Use { role, value: v, from_option: true, check: None });
+        }
+    }
+    let slots: &'static [Slot] = form.and_then(|f| f.operands).unwrap_or(node.operands);
+    let ops: Vec<Operand> = p.operands_with(slots);
+    for op in &ops {
+        if !role_safe(op.role) {
+            return Err(NotSafe(format!("operand {} is not read-only", op.at + 1)));
+        }
+        if op.role == Role::Code && op.check.is_none() {
+            return Err(NotSafe("program text with no validator".into()));
+        }
+        let check = match (op.check, op.role) {
+            (Some(c), _) => Some(c),
+            (None, Role::Remote) => Some("remote"),
+            _ => None,
+        };
+        if let Some(check) = check {
+            let Some(Arg::Static(text)) = args.get(op.at) else {
+                return Err(NotSafe("a dynamic word that must be checked".into()));
+            };
+            checks::run(check, text).map_err(NotSafe)?;
+        }
+        uses.push(Use {
+            role: op.role,
+            value: ValueAt { at: op.at, offset: 0 },
+            from_option: false,
+            check: op.check,
+        });
+    }
+    // Program text given through options (`sed -e`, `awk -v`?): validate.
+    for o in &p.opts {
+        if o.negated || o.opt.value != Role::Code {
+            continue;
+        }
+        let check = node
+            .operands
+            .iter()
+            .find_map(|s| s.check)
+            .or_else(|| form.and_then(|f| f.operands).and_then(|s| s.iter().find_map(|s| s.check)));
+        let (Some(check), Some(v)) = (check, o.value) else {
+            return Err(NotSafe(format!("program text in {} with no validator", o.opt.name)));
+        };
+        let Some(text) = p.value_text(args, v) else {
+            return Err(NotSafe("dynamic program text".into()));
+        };
+        checks::run(check, text).map_err(NotSafe)?;
+    }
+    Ok(ReadOnly { uses })
+}
+
+/// Whether the argv is one of the program's read-only forms.
+pub fn read_only(p: &Parsed, args: &[Arg]) -> Result<ReadOnly, NotSafe> {
+    if let Some(e) = problems_block(p) {
+        return Err(e);
+    }
+    let node = p.leaf();
+    if node.sub_required && !node.subs.is_empty() {
+        return Err(NotSafe("no subcommand".into()));
+    }
+    // Options of ancestor nodes (globals) must themselves be safe.
+    let mut last = Err(NotSafe("not a read-only form".into()));
+    if node.safe {
+        match try_form(p, args, node, None) {
+            Ok(r) => return Ok(r),
+            Err(e) => last = Err(e),
+        }
+    }
+    for f in node.forms {
+        match try_form(p, args, node, Some(f)) {
+            Ok(r) => return Ok(r),
+            Err(e) => last = Err(e),
+        }
+    }
+    last
+}
+
+/// Only `--help`/`--version`-like options and no operands.
+pub fn help_only(p: &Parsed) -> bool {
+    !p.opts.is_empty()
+        && p.problems.is_empty()
+        && p.positionals.is_empty()
+        && p.opts.iter().all(|o| o.opt.has(fx::HELP))
+}
+
+/// Why a grant for the call's verb would not cover it (empty: covered).
+/// Each entry is a complex reason.
+pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
+    let mut out = Vec::new();
+    let name = p.program.id;
+    let leaf = p.leaf();
+    for pr in &p.problems {
+        match pr {
+            Problem::Unknown { text, .. } if leaf.complete => {
+                out.push(format!("unknown_option:{name}:{text}"))
+            }
+            Problem::Ambiguous { text, .. } => out.push(format!("ambiguous_option:{name}:{text}")),
+            Problem::DynamicOption { .. } if leaf.complete => {
+                out.push(format!("dynamic_option:{name}"))
+            }
+            _ => {}
+        }
+    }
+    for o in &p.opts {
+        if o.negated {
+            continue;
+        }
+        let runs = o.opt.has(fx::CODE) || (o.opt.arity != Arity::None && o.opt.value.runs_code());
+        if runs {
+            out.push(format!("code_option:{name}:{}", o.opt.name));
+        }
+        if o.opt.has(fx::SOURCE) {
+            out.push(format!("package_source:{name}:{}", o.opt.name));
+        }
+        if o.opt.has(fx::ONESHOT) {
+            out.push(format!("oneshot_option:{name}:{}", o.opt.name));
+        }
+    }
+    // Program text (sed scripts, awk programs, jq filters) must pass its
+    // validator: a grant for `sed` does not cover `sed 'e id'`.
+    let check = leaf.operands.iter().find_map(|s| s.check);
+    for o in &p.opts {
+        if o.negated || o.opt.value != Role::Code {
+            continue;
+        }
+        let text = o.value.and_then(|v| p.value_text(args, v));
+        if !code_ok(check, text) {
+            out.push(format!("program_text:{name}"));
+        }
+    }
+    for op in p.operands() {
+        if op.role.runs_code() {
+            out.push(format!("code_operand:{name}"));
+        }
+        let text = match args.get(op.at) {
+            Some(Arg::Static(s)) => Some(*s),
+            _ => None,
+        };
+        if op.role == Role::Code {
+            if !code_ok(op.check.or(check), text) {
+                out.push(format!("program_text:{name}"));
+            }
+        } else if let Some(c) = op.check {
+            // Operand checks (a push's remote and refspecs).
+            if !code_ok(Some(c), text) {
+                out.push(format!("operand_check:{name}:{c}"));
+            }
+        }
+    }
+    out.dedup();
+    out
+}
+
+fn code_ok(check: Option<&str>, text: Option<&str>) -> bool {
+    match (check, text) {
+        (Some(c), Some(t)) => checks::run(c, t).is_ok(),
+        _ => false,
+    }
+}
+
+/// Every word with a role: option values and operands (roles of the node,
+/// not of a read-only form), for candidates, protected paths and secrets.
+pub fn uses(p: &Parsed) -> Vec<Use> {
+    let mut out = Vec::new();
+    let inplace = p.any_effect(fx::INPLACE);
+    for o in &p.opts {
+        if let Some(v) = o.value {
+            out.push(Use { role: o.opt.value, value: v, from_option: true, check: None });
+        }
+    }
+    for op in p.operands() {
+        let role = if inplace && op.role == Role::Read { Role::ReadWrite } else { op.role };
+        out.push(Use {
+            role,
+            value: ValueAt { at: op.at, offset: 0 },
+            from_option: false,
+            check: op.check,
+        });
+    }
+    out
+}
+
+/// Canonical names of the modifier options present, in argv order: the
+/// verb names them (`git reset --hard`).
+pub fn modifiers(p: &Parsed) -> Vec<&'static str> {
+    let mut v: Vec<(usize, &'static str)> = p
+        .opts
+        .iter()
+        .filter(|o| !o.negated && o.opt.has(fx::MODIFIER))
+        .map(|o| (o.at, o.opt.name))
+        .collect();
+    v.sort();
+    v.dedup_by(|a, b| a.1 == b.1);
+    v.into_iter().map(|(_, n)| n).collect()
+}
+
+/// Whether the verb names `--` because the call acts on paths
+/// (`git checkout -- f`, `git checkout .`).
+pub fn paths_mode(p: &Parsed, args: &[Arg]) -> bool {
+    let leaf = p.leaf();
+    if !leaf.paths_modifier {
+        return false;
+    }
+    if p.dashdash.is_some() || p.positionals.len() > 1 {
+        return true;
+    }
+    p.positionals.iter().any(|&i| match args.get(i) {
+        Some(Arg::Static(t)) => *t == "." || t.starts_with('.') || t.contains('/') || t.contains('*'),
+        _ => true,
+    })
+}
+
+/// Scope options present with their static values (`--context=prod`).
+pub fn scopes(p: &Parsed, args: &[Arg]) -> Vec<String> {
+    let mut v: Vec<(usize, String)> = Vec::new();
+    for o in &p.opts {
+        if o.negated || !o.opt.has(fx::SCOPE) {
+            continue;
+        }
+        let val = o.value.and_then(|x| p.value_text(args, x)).unwrap_or("?");
+        v.push((o.at, format!("{}={}", o.opt.name, val)));
+    }
+    v.sort();
+    v.into_iter().map(|(_, s)| s).collect()
+}

@@ -1,0 +1,340 @@
+//! The types of the program model. Instances are generated at build time
+//! from the declarative specs in `specs/*.toml` (see `SPECS.md`), so they
+//! are `'static` and cost nothing to load.
+
+/// How a program's own parser reads options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// GNU `getopt_long`: options and operands may interleave (permutation),
+    /// any unambiguous prefix of a long option is that option, short options
+    /// cluster (`-rn`) and carry glued values (`-oFILE`), `--` ends options.
+    Gnu,
+    /// POSIX `getopt` (BSD tools, `+` optstrings): like `Gnu` for short
+    /// options, but the first operand ends the options; long options are
+    /// matched exactly.
+    Posix,
+    /// git's parse-options: like `Gnu` (unambiguous prefixes, permutation,
+    /// `--no-` negations of long options).
+    Git,
+    /// Go's `flag` package: `-name` or `--name`, values as `-name=v` or
+    /// `-name v`, no clusters, no abbreviations, the first operand ends the
+    /// flags.
+    Go,
+    /// Cobra/clap/argparse-like CLIs with subcommands: exact long names,
+    /// short clusters, interleaving allowed.
+    Cli,
+    /// A program whose parser the model does not describe beyond the option
+    /// list (exact spellings only; anything else is unknown).
+    Exact,
+    /// `find`: leading `-H -L -P -D -O` options, starting points up to the
+    /// first expression token, then the expression (single-dash primaries;
+    /// `-exec … ;` runs a command).
+    Find,
+    /// `tar`: GNU style, and a first word without a dash is a cluster of
+    /// old-style options whose values are the following words in order.
+    Tar,
+}
+
+/// What a value (of an option) or an operand is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// Free text: a number, a name, a format; never a file.
+    Text,
+    /// A search pattern matched against content (regex, fixed string).
+    Pattern,
+    /// A glob or name pattern selecting which files are read
+    /// (`--include=GLOB`, `rg -g`): checked against secret names.
+    Glob,
+    /// A file or directory whose contents are read.
+    Read,
+    /// A file or tree whose names (not contents) are listed.
+    List,
+    /// A file written (created or replaced).
+    Write,
+    /// A file read and rewritten in place.
+    ReadWrite,
+    /// A file or tree deleted.
+    Delete,
+    /// A directory the program changes into (its effective directory).
+    Chdir,
+    /// A file naming more files to read (`--files0-from`, `-T`).
+    FileList,
+    /// A program file that is executed.
+    Exec,
+    /// A command string run by a shell.
+    Command,
+    /// Program text of the tool's own language (sed script, awk program,
+    /// jq filter); safe only when its validator accepts it.
+    Code,
+    /// A configuration file that can select code (`--rcfile`, `-F config`).
+    Config,
+    /// A network destination (URL, `host:path`, `host::module`).
+    Net,
+    /// A git revision (`REV:path` reads `path` from history).
+    Rev,
+    /// A git pathspec (files whose content or history is printed).
+    Pathspec,
+    /// A remote: a configured name, or a URL / `host:path` / path.
+    Remote,
+    /// This operand and every later word are a command line the program
+    /// runs (`timeout 5 CMD…`, `npx CMD…`): options end where it starts.
+    Argv,
+    /// Anything: a path when it looks like one, touched conservatively.
+    Any,
+}
+
+impl Role {
+    /// Roles that name local paths the command touches.
+    pub fn is_path(self) -> bool {
+        matches!(
+            self,
+            Role::Read
+                | Role::List
+                | Role::Write
+                | Role::ReadWrite
+                | Role::Delete
+                | Role::Chdir
+                | Role::FileList
+                | Role::Exec
+                | Role::Config
+                | Role::Pathspec
+                | Role::Any
+        )
+    }
+
+    /// Roles whose use makes the program change files.
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            Role::Write | Role::ReadWrite | Role::Delete | Role::Any
+        )
+    }
+
+    /// Roles that run code nobody can see in the command (unless validated).
+    pub fn runs_code(self) -> bool {
+        matches!(self, Role::Exec | Role::Command | Role::Config)
+    }
+
+    /// Roles whose words run as (part of) another command.
+    pub fn runs_command(self) -> bool {
+        matches!(self, Role::Command | Role::Argv)
+    }
+}
+
+/// Whether and how an option takes a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arity {
+    /// A flag.
+    None,
+    /// A required value: glued (`-oF`, `--out=F`) or the next word.
+    Required,
+    /// An optional value: glued only (`-i.bak`, `--color=always`).
+    Optional,
+}
+
+/// Effects of an option's presence (bit set).
+pub mod fx {
+    /// Never part of a read-only form.
+    pub const UNSAFE: u32 = 1;
+    /// Runs code or a command the human did not see: complex under a grant.
+    pub const CODE: u32 = 1 << 1;
+    /// Makes the program write or change files.
+    pub const WRITES: u32 = 1 << 2;
+    /// Contacts the network.
+    pub const NET: u32 = 1 << 3;
+    /// Changes what the verb does: the verb names it (`git reset --hard`).
+    pub const MODIFIER: u32 = 1 << 4;
+    /// Rewrites the program's file operands in place (`sed -i`).
+    pub const INPLACE: u32 = 1 << 5;
+    /// Acts recursively on directory operands.
+    pub const RECURSIVE: u32 = 1 << 6;
+    /// Follows symbolic links while walking a tree.
+    pub const FOLLOW: u32 = 1 << 7;
+    /// Ends option parsing: every later word is an operand.
+    pub const ENDOPTS: u32 = 1 << 8;
+    /// `--help`-like: prints usage and exits.
+    pub const HELP: u32 = 1 << 9;
+    /// Selects a different target (cluster, registry, account): the verb
+    /// names it with its value.
+    pub const SCOPE: u32 = 1 << 10;
+    /// Deletes files (`rsync --delete`, `git clean -f`).
+    pub const DELETES: u32 = 1 << 11;
+    /// Reveals secrets (prints tokens, credentials or the environment).
+    pub const SECRET: u32 = 1 << 12;
+    /// Selects a package source other than the default (installers).
+    pub const SOURCE: u32 = 1 << 13;
+    /// Never covered by a grant: the call can only be approved once
+    /// (`git push --force`, `--mirror`).
+    pub const ONESHOT: u32 = 1 << 14;
+}
+
+/// One option of a program or subcommand.
+#[derive(Debug)]
+pub struct Opt {
+    /// Canonical spelling (the first name in the spec), used in reasons,
+    /// verbs and form lists.
+    pub name: &'static str,
+    /// Short option characters (`-o`).
+    pub short: &'static [char],
+    /// Long option names without the dashes (`output`).
+    pub long: &'static [&'static str],
+    /// Whether it takes a value.
+    pub arity: Arity,
+    /// What the value is.
+    pub value: Role,
+    /// Effects (bits of [`fx`]).
+    pub effects: u32,
+    /// An operand slot tag this option supplies (`grep -e` supplies the
+    /// pattern, `cp -t` the target).
+    pub supplies: Option<&'static str>,
+}
+
+impl Opt {
+    /// Whether the option has an effect bit.
+    pub fn has(&self, bit: u32) -> bool {
+        self.effects & bit != 0
+    }
+
+    /// Whether the option may appear in a read-only form.
+    pub fn safe(&self) -> bool {
+        self.effects
+            & (fx::UNSAFE
+                | fx::CODE
+                | fx::WRITES
+                | fx::NET
+                | fx::INPLACE
+                | fx::DELETES
+                | fx::SECRET
+                | fx::SOURCE)
+            == 0
+            && !(self.arity != Arity::None
+                && (self.value.writes() || self.value.runs_code() || self.value == Role::Net))
+    }
+}
+
+/// How many operands a slot takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repeat {
+    One,
+    Optional,
+    Many,
+    OneOrMore,
+}
+
+/// One operand slot.
+#[derive(Debug)]
+pub struct Slot {
+    pub role: Role,
+    pub repeat: Repeat,
+    /// Removed when an option supplying this tag is present.
+    pub tag: Option<&'static str>,
+    /// Name of the validator for `Code`/`Text` operands (`sed`, `awk`, `jq`).
+    pub check: Option<&'static str>,
+}
+
+/// A read-only form beyond "every known safe option" (for nodes whose
+/// read-only use is selected by an option, such as `tar -t`).
+#[derive(Debug)]
+pub struct Form {
+    /// At least one of these options must be present (empty: none needed).
+    pub requires: &'static [&'static str],
+    /// Options allowed in this form (canonical names); empty: every option
+    /// of the node that is safe by its effects, plus `requires`.
+    pub allow: &'static [&'static str],
+    /// Role overrides of option values in this form.
+    pub roles: &'static [(&'static str, Role)],
+    /// Operand slots of this form (None: the node's).
+    pub operands: Option<&'static [Slot]>,
+}
+
+/// What kind of program a node is (drives environment and grant rules).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Reads and prints (coreutils, viewers).
+    Reader,
+    /// Changes files (cp, mv, rm, chmod).
+    Writer,
+    /// Runs project code (build, test, task runners): its grant already lets
+    /// project code run.
+    Build,
+    /// Installs packages (runs downloaded code).
+    Installer,
+    /// Talks to a remote service.
+    Network,
+    /// Runs another program given on its command line.
+    Runner,
+    /// A shell or language interpreter.
+    Interpreter,
+    /// Prints facts about the machine.
+    System,
+    /// Anything else.
+    Other,
+}
+
+/// A program or one of its subcommands.
+#[derive(Debug)]
+pub struct Node {
+    /// The words that select it (program basenames, or subcommand names).
+    pub names: &'static [&'static str],
+    /// Kind of program.
+    pub kind: Kind,
+    /// Its bare use (every known option safe by its effects) is read-only.
+    pub safe: bool,
+    /// Extra read-only forms.
+    pub forms: &'static [Form],
+    /// Options of this node.
+    pub options: &'static [Opt],
+    /// The option list is complete: an option not in it is unknown (not
+    /// safe, not covered by a grant). When false, unknown options are
+    /// tolerated under a grant (never in a safe form).
+    pub complete: bool,
+    /// Options of the ancestors are accepted here too (cobra persistent
+    /// flags).
+    pub inherit: bool,
+    /// Operand slots.
+    pub operands: &'static [Slot],
+    /// Subcommands.
+    pub subs: &'static [Node],
+    /// A subcommand must follow (the bare program does nothing by itself).
+    pub sub_required: bool,
+    /// `-NUM` is an option (`head -5`).
+    pub numeric: bool,
+    /// The verb names `--` when the call acts on paths (`git checkout -- f`,
+    /// `git checkout .`): a path operand, `--`, or more than one operand.
+    pub paths_modifier: bool,
+    /// Short single-dash long options (`-name` for find/Go-style) are
+    /// matched as long options.
+    pub long_single_dash: bool,
+}
+
+/// A program: its top-level node and its option parser.
+#[derive(Debug)]
+pub struct Program {
+    /// Identifier (the spec's table name).
+    pub id: &'static str,
+    pub style: Style,
+    pub root: Node,
+}
+
+/// What a spec example expects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expect {
+    /// Allowed as read-only inside the project.
+    Safe,
+    /// Not read-only (asks without a grant).
+    NotSafe,
+    /// Not covered by a grant of its verb: complex, or its own verb.
+    NotCovered,
+    /// Only its verb is checked.
+    Verb,
+}
+
+/// A checked example carried by a spec.
+#[derive(Debug)]
+pub struct Example {
+    pub program: &'static str,
+    pub command: &'static str,
+    pub expect: Expect,
+    /// Expected verb (for verb examples).
+    pub verb: Option<&'static str>,
+}
