@@ -415,6 +415,13 @@ pub fn http(
             r.read_exact(&mut chunk).unwrap();
             raw.extend_from_slice(&chunk[..n]);
         }
+    } else if let Some(n) = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse::<usize>().ok())
+    {
+        raw = vec![0; n];
+        r.read_exact(&mut raw).unwrap();
     } else {
         r.read_to_end(&mut raw).unwrap();
     }
