@@ -10,7 +10,7 @@
 mod common;
 
 use std::net::{SocketAddr, TcpListener};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -61,7 +61,7 @@ struct Driver {
 }
 
 impl Driver {
-    fn start(path: &PathBuf) -> Driver {
+    fn start(path: &Path) -> Driver {
         let port = {
             let l = TcpListener::bind("127.0.0.1:0").unwrap();
             l.local_addr().unwrap().port()
@@ -97,7 +97,7 @@ struct Browser {
 }
 
 impl Browser {
-    fn open(chromium: &PathBuf, chromedriver: &PathBuf) -> Browser {
+    fn open(chromium: &Path, chromedriver: &Path) -> Browser {
         let driver = Driver::start(chromedriver);
         let profile = tempfile::tempdir().unwrap();
         let caps = json!({"capabilities": {"alwaysMatch": {
