@@ -163,6 +163,7 @@ pub fn start(config: ServeConfig, backend: Arc<dyn Backend>) -> Result<ServerHan
         source,
     })?;
     let lock = files::take_lock(&state_dir)?;
+    raise_fd_limit();
     let tcp = std::net::TcpListener::bind(config.listen).map_err(|source| ServeError::Listen {
         addr: config.listen.to_string(),
         source,
@@ -263,6 +264,24 @@ pub fn start(config: ServeConfig, backend: Arc<dyn Backend>) -> Result<ServerHan
 #[cfg(not(unix))]
 pub fn start(_config: ServeConfig, _backend: Arc<dyn Backend>) -> Result<ServerHandle, ServeError> {
     Err(ServeError::Unsupported)
+}
+
+/// Each waiting hook and each open page holds a descriptor: lift the soft
+/// limit (often 1024) towards the hard one.
+#[cfg(unix)]
+fn raise_fd_limit() {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let lim = getrlimit(Resource::Nofile);
+    let want = lim.maximum.unwrap_or(65_536).min(65_536);
+    if lim.current.is_some_and(|c| c < want) {
+        let _ = setrlimit(
+            Resource::Nofile,
+            Rlimit {
+                current: Some(want),
+                maximum: lim.maximum,
+            },
+        );
+    }
 }
 
 fn url_of(addr: SocketAddr) -> String {

@@ -476,3 +476,106 @@ fn thread_cpu() -> Duration {
     let ts = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
+
+/// Child mode of `serve_in_a_process_prints_its_link_and_cleans_up_on_sigterm`:
+/// runs the real foreground `serve` (signals included) in its own process.
+#[test]
+fn child_serve_process() {
+    let Some(state) = std::env::var_os("SHELLGATE_SERVE_CHILD_STATE") else {
+        return;
+    };
+    let cfg = ServeConfig::new(std::path::PathBuf::from(state));
+    shellgate_serve::serve(cfg, FakeBackend::new()).unwrap();
+}
+
+/// Start `serve` in a child process; return it and the login link it printed.
+fn spawn_serve(state: &std::path::Path) -> (std::process::Child, String) {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "child_serve_process",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("SHELLGATE_SERVE_CHILD_STATE", state)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while out.read_line(&mut line).unwrap() > 0 {
+        if let Some(l) = line.trim().strip_prefix("Log in (one-time link): ") {
+            let link = l.to_string();
+            // Keep draining: the child's later output must not hit a closed pipe.
+            std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+            return (child, link);
+        }
+        line.clear();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("serve printed no login link");
+}
+
+fn signal(child: &std::process::Child, sig: rustix::process::Signal) {
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, sig).unwrap();
+}
+
+#[test]
+fn serve_in_a_process_prints_its_link_and_cleans_up_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let (mut child, link) = spawn_serve(&state);
+    let info = shellgate_serve::read_info(&state).expect("serve.json");
+    assert_eq!(info.pid, child.id());
+    assert!(
+        link.starts_with(&format!("{}login?token=", info.url)),
+        "{link}"
+    );
+    let st = state.clone();
+    let w = std::thread::spawn(move || {
+        client::publish_and_wait(&st, &request("make wait", &ALL), in_secs(60))
+    });
+    wait_pending(&state, 1);
+    let t0 = Instant::now();
+    signal(&child, rustix::process::Signal::TERM);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "serve exits cleanly on SIGTERM: {status}");
+    let out = w.join().unwrap();
+    assert!(matches!(out, Err(ClientError::ServiceGone)), "{out:?}");
+    assert!(t0.elapsed() < Duration::from_secs(3));
+    assert!(!state.join("serve.sock").exists());
+    assert!(!state.join("serve.json").exists());
+}
+
+#[test]
+fn a_killed_service_releases_hooks_and_the_next_one_replaces_its_socket() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let (mut child, _) = spawn_serve(&state);
+    let st = state.clone();
+    let w = std::thread::spawn(move || {
+        client::publish_and_wait(&st, &request("make wait", &ALL), in_secs(60))
+    });
+    wait_pending(&state, 1);
+    let t0 = Instant::now();
+    signal(&child, rustix::process::Signal::KILL);
+    child.wait().unwrap();
+    let out = w.join().unwrap();
+    assert!(matches!(out, Err(ClientError::ServiceGone)), "{out:?}");
+    assert!(t0.elapsed() < Duration::from_secs(3));
+    // Left behind by the crash; hooks see "not running" at once.
+    assert!(state.join("serve.sock").exists());
+    assert!(matches!(
+        client::list_pending(&state),
+        Err(ClientError::NotRunning(_))
+    ));
+    let (mut again, _) = spawn_serve(&state);
+    assert_eq!(shellgate_serve::read_info(&state).unwrap().pid, again.id());
+    assert!(client::list_pending(&state).unwrap().is_empty());
+    signal(&again, rustix::process::Signal::TERM);
+    assert!(again.wait().unwrap().success());
+}
