@@ -1,0 +1,185 @@
+//! The hook socket: one task per connection, protocol in [`crate::protocol`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+
+use crate::hub::{Hub, WaiterMsg};
+use crate::protocol::{ClientMsg, Envelope, ServerMsg, MAX_LINE, VERSION};
+
+/// How long a new connection may take to send its request line.
+const FIRST_LINE: Duration = Duration::from_secs(10);
+
+pub(crate) async fn accept_loop(listener: UnixListener, hub: Arc<Hub>, url: String) {
+    loop {
+        match listener.accept().await {
+            Ok((stream, _)) => {
+                if !same_user(&stream) {
+                    continue;
+                }
+                let hub = Arc::clone(&hub);
+                let url = url.clone();
+                tokio::spawn(async move {
+                    handle(stream, hub, url).await;
+                });
+            }
+            Err(_) => {
+                // Out of descriptors or similar: back off instead of spinning.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    }
+}
+
+/// The socket file is 0600 already; also check the peer's uid where the
+/// kernel tells it.
+fn same_user(stream: &UnixStream) -> bool {
+    match stream.peer_cred() {
+        Ok(c) => c.uid() == rustix::process::geteuid().as_raw(),
+        Err(_) => true,
+    }
+}
+
+/// Read one line of at most `MAX_LINE` bytes (`None`: EOF, error or too long).
+async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(r: &mut R) -> Option<String> {
+    let mut buf = Vec::new();
+    let mut limited = r.take(MAX_LINE as u64 + 1);
+    let n = limited.read_until(b'\n', &mut buf).await.ok()?;
+    if n == 0 || buf.len() > MAX_LINE || buf.last() != Some(&b'\n') {
+        return None;
+    }
+    String::from_utf8(buf).ok()
+}
+
+async fn handle(stream: UnixStream, hub: Arc<Hub>, url: String) {
+    let (rd, mut wr) = stream.into_split();
+    let mut rd = BufReader::new(rd);
+    let line = match tokio::time::timeout(FIRST_LINE, read_line(&mut rd)).await {
+        Ok(Some(l)) => l,
+        Ok(None) => {
+            let _ = wr
+                .write_all(
+                    ServerMsg::error("invalid_request", "expected one JSON line")
+                        .line()
+                        .as_bytes(),
+                )
+                .await;
+            return;
+        }
+        Err(_) => return,
+    };
+    let env: Envelope = match serde_json::from_str(&line) {
+        Ok(e) => e,
+        Err(e) => {
+            let m = ServerMsg::error("invalid_request", format!("cannot read the request: {e}"));
+            let _ = wr.write_all(m.line().as_bytes()).await;
+            return;
+        }
+    };
+    if env.v != VERSION {
+        let m = ServerMsg::error(
+            "unsupported_version",
+            format!(
+                "protocol version {} is not supported (this service speaks {VERSION})",
+                env.v
+            ),
+        );
+        let _ = wr.write_all(m.line().as_bytes()).await;
+        return;
+    }
+    let reply = match env.msg {
+        ClientMsg::Publish {
+            request,
+            timeout_ms,
+        } => {
+            wait_for_answer(&hub, *request, timeout_ms, &mut rd, &mut wr).await;
+            return;
+        }
+        ClientMsg::List => ServerMsg::Pending {
+            requests: hub.snapshot(),
+        },
+        ClientMsg::Answer { id, option } => match hub.answer(&id, &option, "socket").await {
+            Ok(res) => ServerMsg::Answered(res),
+            Err(e) => ServerMsg::error(e.code(), e.message()),
+        },
+        ClientMsg::Login => match hub.mint_login(Some(Duration::from_secs(600))) {
+            Ok(t) => ServerMsg::Login {
+                url: format!("{url}login?token={t}"),
+            },
+            Err(_) => ServerMsg::error("internal", "cannot draw a random token"),
+        },
+    };
+    let _ = wr.write_all(reply.line().as_bytes()).await;
+}
+
+async fn wait_for_answer(
+    hub: &Arc<Hub>,
+    request: crate::PublishRequest,
+    timeout_ms: u64,
+    rd: &mut BufReader<tokio::net::unix::OwnedReadHalf>,
+    wr: &mut tokio::net::unix::OwnedWriteHalf,
+) {
+    let (req, rx) = match hub.publish(request, Duration::from_millis(timeout_ms)) {
+        Ok(x) => x,
+        Err(e) => {
+            let _ = wr
+                .write_all(ServerMsg::error(e.code(), e.message()).line().as_bytes())
+                .await;
+            return;
+        }
+    };
+    let id = req.id.clone();
+    let published = ServerMsg::Published {
+        id: id.clone(),
+        deadline_ms: req.deadline_ms,
+    };
+    if wr.write_all(published.line().as_bytes()).await.is_err() {
+        hub.withdraw(&id);
+        return;
+    }
+    let wait = Duration::from_millis(req.deadline_ms.saturating_sub(req.created_ms));
+    let deadline = tokio::time::Instant::now() + wait;
+    let sleep = tokio::time::sleep_until(deadline);
+    tokio::pin!(sleep);
+    tokio::pin!(rx);
+    let mut past_deadline = false;
+    let mut scratch = [0u8; 256];
+    loop {
+        tokio::select! {
+            msg = &mut rx => {
+                let reply = match msg {
+                    Ok(WaiterMsg::Answered(res)) => ServerMsg::Answered(res),
+                    Ok(WaiterMsg::Failed(m)) => ServerMsg::error(
+                        "apply_failed",
+                        format!("the answer could not be applied: {m}"),
+                    ),
+                    // The service is stopping: close without a final line.
+                    Err(_) => return,
+                };
+                let _ = wr.write_all(reply.line().as_bytes()).await;
+                return;
+            }
+            _ = &mut sleep, if !past_deadline => {
+                if hub.expire(&id) {
+                    let _ = wr
+                        .write_all(ServerMsg::Expired { id: id.clone() }.line().as_bytes())
+                        .await;
+                    return;
+                }
+                // An answer is being applied right now: wait for it.
+                past_deadline = true;
+            }
+            n = rd.read(&mut scratch) => {
+                match n {
+                    Ok(0) | Err(_) => {
+                        hub.withdraw(&id);
+                        return;
+                    }
+                    Ok(_) => {}
+                }
+            }
+        }
+    }
+}

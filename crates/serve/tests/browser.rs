@@ -1,0 +1,674 @@
+//! The page driven in a real headless Chromium through chromedriver
+//! (Debian's `chromium` and `chromium-driver`; `scripts/install-chromium.sh`).
+//! The WebDriver client below speaks the W3C JSON protocol over HTTP.
+//!
+//! Without /usr/bin/chromium or /usr/bin/chromedriver (or $CHROMIUM,
+//! $CHROMEDRIVER) each test prints SKIP and passes, unless
+//! SHELLGATE_REQUIRE_BROWSER=1 (then it fails). With
+//! SHELLGATE_UPDATE_SCREENSHOT=1 the screenshot test writes docs/serve.png.
+
+mod common;
+
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use common::*;
+use serde_json::{json, Value};
+use shellgate_serve::client::{self, ClientError, ClientOutcome};
+use shellgate_serve::{PublishRequest, Verdict};
+
+/// One browser at a time: the machine has two cores.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn tool(var: &str, default: &str) -> Option<PathBuf> {
+    let p = std::env::var_os(var)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(default));
+    p.exists().then_some(p)
+}
+
+/// The browser binaries, or None (after printing why) when the test must skip.
+fn browser_tools(test: &str) -> Option<(PathBuf, PathBuf)> {
+    match (
+        tool("CHROMIUM", "/usr/bin/chromium"),
+        tool("CHROMEDRIVER", "/usr/bin/chromedriver"),
+    ) {
+        (Some(c), Some(d)) => Some((c, d)),
+        _ => {
+            let msg = format!(
+                "SKIP {test}: chromium/chromedriver not installed (run scripts/install-chromium.sh)"
+            );
+            if std::env::var("SHELLGATE_REQUIRE_BROWSER").as_deref() == Ok("1") {
+                panic!("{msg}");
+            }
+            eprintln!("{msg}");
+            None
+        }
+    }
+}
+
+struct Driver {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Driver {
+    fn start(path: &Path) -> Driver {
+        let port = {
+            let l = TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let child = Command::new(path)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chromedriver");
+        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+        let d = Driver { child, addr };
+        wait_until(20, "chromedriver to listen", || {
+            std::net::TcpStream::connect(addr).is_ok()
+                && http(addr, "GET", "/status", &[], None).json()["value"]["ready"] == true
+        });
+        d
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A WebDriver session: one headless Chromium with a fresh profile.
+struct Browser {
+    driver: Driver,
+    session: String,
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    fn open(chromium: &Path, chromedriver: &Path) -> Browser {
+        let driver = Driver::start(chromedriver);
+        let profile = tempfile::tempdir().unwrap();
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": chromium.display().to_string(),
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                    "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync",
+                    "--disable-background-timer-throttling",
+                    "--disable-renderer-backgrounding",
+                    "--disable-backgrounding-occluded-windows",
+                    "--window-size=1200,900",
+                    format!("--user-data-dir={}", profile.path().display()),
+                ]
+            }
+        }}});
+        let r = http(
+            driver.addr,
+            "POST",
+            "/session",
+            &[],
+            Some(&caps.to_string()),
+        );
+        let v = r.json();
+        let session = v["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {}", r.body))
+            .to_string();
+        Browser {
+            driver,
+            session,
+            _profile: profile,
+        }
+    }
+
+    fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let url = format!("/session/{}{}", self.session, path);
+        let body = body.map(|b| b.to_string());
+        let r = http(self.driver.addr, method, &url, &[], body.as_deref());
+        let v = r.json();
+        if r.status != 200 {
+            panic!("{method} {path}: {} {}", r.status, r.body);
+        }
+        v["value"].clone()
+    }
+
+    fn try_cmd(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let url = format!("/session/{}{}", self.session, path);
+        let body = body.map(|b| b.to_string());
+        let r = http(self.driver.addr, method, &url, &[], body.as_deref());
+        (r.status, r.json()["value"].clone())
+    }
+
+    fn goto(&self, url: &str) {
+        self.cmd("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    fn url(&self) -> String {
+        self.cmd("GET", "/url", None).as_str().unwrap().to_string()
+    }
+
+    fn js(&self, script: &str, args: Value) -> Value {
+        self.cmd(
+            "POST",
+            "/execute/sync",
+            Some(json!({"script": script, "args": args})),
+        )
+    }
+
+    /// Element ids matching a CSS selector.
+    fn find_all(&self, css: &str) -> Vec<String> {
+        self.cmd(
+            "POST",
+            "/elements",
+            Some(json!({"using": "css selector", "value": css})),
+        )
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e.as_object()?.values().next()?.as_str().map(str::to_string))
+        .collect()
+    }
+
+    fn wait_for(&self, css: &str, n: usize) -> Vec<String> {
+        let mut found = vec![];
+        wait_until(15, &format!("{n} × {css}"), || {
+            found = self.find_all(css);
+            found.len() == n
+        });
+        found
+    }
+
+    fn click(&self, element: &str) {
+        self.cmd(
+            "POST",
+            &format!("/element/{element}/click"),
+            Some(json!({})),
+        );
+    }
+
+    fn text(&self, element: &str) -> String {
+        self.cmd("GET", &format!("/element/{element}/text"), None)
+            .as_str()
+            .unwrap_or("")
+            .to_string()
+    }
+
+    /// Type one key on whatever has the focus (the page's document).
+    fn key(&self, k: &str) {
+        self.cmd(
+            "POST",
+            "/actions",
+            Some(json!({"actions": [{"type": "key", "id": "kbd", "actions": [
+                {"type": "keyDown", "value": k}, {"type": "keyUp", "value": k}
+            ]}]})),
+        );
+        self.cmd("DELETE", "/actions", None);
+    }
+
+    fn alert_open(&self) -> bool {
+        let (status, _) = self.try_cmd("GET", "/alert/text", None);
+        status == 200
+    }
+
+    fn screenshot_png(&self) -> Vec<u8> {
+        let b64 = self.cmd("GET", "/screenshot", None);
+        base64_decode(b64.as_str().unwrap())
+    }
+
+    fn new_tab(&self) -> String {
+        let v = self.cmd("POST", "/window/new", Some(json!({"type": "tab"})));
+        v["handle"].as_str().unwrap().to_string()
+    }
+
+    fn current_tab(&self) -> String {
+        self.cmd("GET", "/window", None)
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    fn switch_to(&self, handle: &str) {
+        self.cmd("POST", "/window", Some(json!({ "handle": handle })));
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = http(
+            self.driver.addr,
+            "DELETE",
+            &format!("/session/{}", self.session),
+            &[],
+            None,
+        );
+    }
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    let val = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in s.bytes().filter_map(val) {
+        acc = (acc << 6) | c;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    out
+}
+
+fn hook(svc: &Service, req: PublishRequest) -> JoinHandle<Result<ClientOutcome, ClientError>> {
+    let state = svc.state();
+    std::thread::spawn(move || {
+        client::publish_and_wait(&state, &req, Instant::now() + Duration::from_secs(60))
+    })
+}
+
+fn answered(h: JoinHandle<Result<ClientOutcome, ClientError>>) -> shellgate_serve::Resolution {
+    match h.join().unwrap() {
+        Ok(ClientOutcome::Answered(r)) => r,
+        other => panic!("hook not answered: {other:?}"),
+    }
+}
+
+/// The card of the request with this command, by its data-id.
+fn card_css(svc: &Service, command: &str) -> String {
+    let p = client::list_pending(&svc.state()).unwrap();
+    let id = &p
+        .iter()
+        .find(|r| r.request.command == command)
+        .expect("pending")
+        .id;
+    format!("article.card[data-id=\"{id}\"]")
+}
+
+#[test]
+fn login_then_each_option_button_releases_the_waiting_hook() {
+    let _g = serial();
+    let Some((chromium, driver)) = browser_tools("login_then_each_option_button") else {
+        return;
+    };
+    let svc = Service::start();
+    let b = Browser::open(&chromium, &driver);
+    b.goto(svc.h().login_url());
+    // Redirected to the page without the token; the cookie is HttpOnly.
+    assert_eq!(b.url(), svc.h().url());
+    assert_eq!(b.js("return document.cookie", json!([])), json!(""));
+    b.wait_for("#pending-empty:not([hidden])", 1);
+    for opt in ALL {
+        let cmd = format!("make target-{opt}");
+        let h = hook(&svc, request(&cmd, &ALL));
+        // Appears without a reload.
+        let cards = b.wait_for("article.card", 1);
+        let text = b.text(&cards[0]);
+        assert!(text.contains(&cmd), "{text}");
+        assert!(text.contains("Approve make in /home/u/app?"), "{text}");
+        assert!(text.contains("claude-code"), "{text}");
+        let labels: Vec<String> = b
+            .find_all("article.card button.opt")
+            .iter()
+            .map(|e| b.text(e))
+            .collect();
+        assert_eq!(
+            labels,
+            vec![
+                "a Once",
+                "b This chat",
+                "c Always here",
+                "d Always anywhere",
+                "e Deny"
+            ]
+        );
+        let btn = b.find_all(&format!("article.card button[data-option=\"{opt}\"]"));
+        b.click(&btn[0]);
+        let r = answered(h);
+        let want = if opt == "deny" {
+            Verdict::Deny
+        } else {
+            Verdict::Allow
+        };
+        assert_eq!(r.decision, want, "{opt}");
+        assert_eq!(r.option, opt);
+        assert_eq!(r.via, "page");
+        assert_eq!(svc.backend.options_applied_to(&r.id), vec![opt.to_string()]);
+        b.wait_for("article.card", 0);
+    }
+    // The answers reached the store: the grants view lists them.
+    b.click(&b.find_all("button[data-tab=grants]")[0]);
+    let rows = b.wait_for("#grant-rows tr", 2);
+    assert!(b.text(&rows[0]).contains("make in /home/u/app"));
+    assert!(b.text(&rows[1]).contains("make anywhere"));
+    // Revoke takes two clicks (arm, confirm) and goes through the backend.
+    let revoke = b.find_all("#grant-rows button.revoke");
+    b.click(&revoke[1]);
+    assert_eq!(svc.backend.grants.lock().unwrap().len(), 2, "armed only");
+    b.click(&revoke[1]);
+    let rows = b.wait_for("#grant-rows tr", 1);
+    assert!(b.text(&rows[0]).contains("make in /home/u/app"));
+    assert_eq!(svc.backend.grants.lock().unwrap().len(), 1);
+    // History from the audit log, filtered by decision.
+    b.click(&b.find_all("button[data-tab=history]")[0]);
+    b.wait_for("#history-rows tr", 5);
+    b.js(
+        "document.querySelector('#history-filter select[name=decision]').value = 'deny';",
+        json!([]),
+    );
+    b.click(&b.find_all("#history-filter button[type=submit]")[0]);
+    let rows = b.wait_for("#history-rows tr", 1);
+    assert!(b.text(&rows[0]).contains("make target-deny"));
+    // Sessions with their "This chat" grants.
+    b.click(&b.find_all("button[data-tab=sessions]")[0]);
+    let s = b.wait_for("#session-list section.session", 1);
+    let text = b.text(&s[0]);
+    assert!(
+        text.contains("s1") && text.contains("make in /home/u/app"),
+        "{text}"
+    );
+}
+
+#[test]
+fn offered_options_only_and_injection_renders_as_text() {
+    let _g = serial();
+    let Some((chromium, driver)) = browser_tools("injection_renders_as_text") else {
+        return;
+    };
+    let svc = Service::start();
+    let b = Browser::open(&chromium, &driver);
+    b.goto(svc.h().login_url());
+    let evil = "echo \"<script>alert(1)</script>\" '<img src=x onerror=alert(1)>' \
+                \u{202e}gnp.exe\u{202c} \x1b[31mred\x07 done";
+    let mut req = request(evil, &["approve_once", "deny"]);
+    req.header = "Approve <b onmouseover=alert(2)>x</b> in \"/tmp\"?".into();
+    req.bullets = vec!["<iframe src=javascript:alert(3)>".into()];
+    req.session = Some("s1<svg onload=alert(4)>".into());
+    req.hint = Some("_complex command — only one-shot approval available_".into());
+    let h = hook(&svc, req);
+    let card = b.wait_for("article.card", 1);
+    // Exactly the offered options.
+    let opts: Vec<String> = b
+        .find_all("article.card button.opt")
+        .iter()
+        .map(|e| b.text(e))
+        .collect();
+    assert_eq!(opts, vec!["a Once", "b Deny"]);
+    // The markup is text: no element was created from it, no alert ran.
+    let counts = b.js(
+        "return [document.querySelectorAll('img').length,
+                 document.querySelectorAll('script').length,
+                 document.querySelectorAll('iframe, svg, b').length,
+                 document.querySelector('pre.command').textContent,
+                 document.querySelector('h2.header').textContent];",
+        json!([]),
+    );
+    assert_eq!(counts[0], 0, "no <img> element");
+    assert_eq!(counts[1], 1, "only the page's own script");
+    assert_eq!(counts[2], 0, "no injected elements");
+    let shown = counts[3].as_str().unwrap();
+    assert!(shown.contains("<script>alert(1)</script>"), "{shown}");
+    assert!(shown.contains("<img src=x onerror=alert(1)>"), "{shown}");
+    // Bidi and control characters are made visible instead of acting.
+    assert!(shown.contains("\u{27e8}U+202E\u{27e9}"), "{shown}");
+    assert!(shown.contains("\u{27e8}U+001B\u{27e9}"), "{shown}");
+    assert!(shown.contains("\u{27e8}U+0007\u{27e9}"), "{shown}");
+    assert!(
+        !shown.contains('\u{202e}') && !shown.contains('\x1b'),
+        "{shown:?}"
+    );
+    assert_eq!(
+        counts[4].as_str().unwrap(),
+        "Approve <b onmouseover=alert(2)>x</b> in \"/tmp\"?"
+    );
+    let text = b.text(&card[0]);
+    assert!(text.contains("<iframe src=javascript:alert(3)>"), "{text}");
+    assert!(text.contains("s1<svg onload=alert(4)>"), "{text}");
+    assert!(!b.alert_open(), "an alert opened");
+    // Hover everything (the header's would-be handler) and check again.
+    let hdr = b.find_all("h2.header");
+    b.cmd(
+        "POST",
+        "/actions",
+        Some(json!({"actions": [{"type": "pointer", "id": "m", "actions": [
+            {"type": "pointerMove", "origin": {"element-6066-11e4-a52e-4f735466cecf": hdr[0]}, "x": 0, "y": 0}
+        ]}]})),
+    );
+    assert!(!b.alert_open());
+    b.click(&b.find_all("article.card button[data-option=deny]")[0]);
+    assert_eq!(answered(h).decision, Verdict::Deny);
+}
+
+#[test]
+fn answering_in_one_tab_removes_the_request_from_the_other() {
+    let _g = serial();
+    let Some((chromium, driver)) = browser_tools("answering_in_one_tab") else {
+        return;
+    };
+    let svc = Service::start();
+    let b = Browser::open(&chromium, &driver);
+    b.goto(svc.h().login_url());
+    let first = b.current_tab();
+    let second = b.new_tab();
+    b.switch_to(&second);
+    b.goto(svc.h().url());
+    b.wait_for("#pending-empty:not([hidden])", 1);
+    let h = hook(&svc, request("terraform apply", &ALL));
+    b.wait_for("article.card", 1);
+    b.switch_to(&first);
+    b.wait_for("article.card", 1);
+    // Answer in the first tab; the second tab's card goes away.
+    b.click(&b.find_all("article.card button[data-option=approve_session]")[0]);
+    assert_eq!(answered(h).option, "approve_session");
+    b.switch_to(&second);
+    b.wait_for("article.card", 0);
+    // Answered by the CLI twin: gone from both tabs.
+    let h = hook(&svc, request("terraform destroy", &ALL));
+    b.wait_for("article.card", 1);
+    let id = client::list_pending(&svc.state()).unwrap()[0].id.clone();
+    client::answer(&svc.state(), &id, "deny").unwrap();
+    b.wait_for("article.card", 0);
+    b.switch_to(&first);
+    b.wait_for("article.card", 0);
+    assert_eq!(answered(h).decision, Verdict::Deny);
+    // Expired: gone too.
+    let state = svc.state();
+    let h = std::thread::spawn(move || {
+        client::publish_and_wait(
+            &state,
+            &request("sleep 1", &ALL),
+            Instant::now() + Duration::from_millis(2500),
+        )
+    });
+    b.wait_for("article.card", 1);
+    b.wait_for("article.card", 0);
+    assert_eq!(h.join().unwrap().unwrap(), ClientOutcome::Expired);
+}
+
+#[test]
+fn keyboard_letters_answer_the_selected_request() {
+    let _g = serial();
+    let Some((chromium, driver)) = browser_tools("keyboard_letters") else {
+        return;
+    };
+    let svc = Service::start();
+    let b = Browser::open(&chromium, &driver);
+    b.goto(svc.h().login_url());
+    b.wait_for("#pending-empty:not([hidden])", 1);
+    let complex = hook(
+        &svc,
+        request("eval \"$(curl x)\"", &["approve_once", "deny"]),
+    );
+    b.wait_for("article.card", 1);
+    let full = hook(&svc, request("cargo build", &ALL));
+    b.wait_for("article.card", 2);
+    b.wait_for("article.card.selected", 1);
+    let sel = card_css(&svc, "eval \"$(curl x)\"");
+    b.wait_for(&format!("{sel}.selected"), 1);
+    // 'e' is not offered on the complex request: nothing happens.
+    b.key("e");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(svc.backend.applied().is_empty());
+    // 'b' = its second offered option = deny.
+    b.key("b");
+    let r = answered(complex);
+    assert_eq!((r.option.as_str(), r.decision), ("deny", Verdict::Deny));
+    // The other request is selected next; 'c' = Always here.
+    b.wait_for("article.card", 1);
+    b.wait_for("article.card.selected", 1);
+    b.key("c");
+    let r = answered(full);
+    assert_eq!(
+        (r.option.as_str(), r.decision),
+        ("approve_always", Verdict::Allow)
+    );
+    // j/k move the selection; digits work like letters.
+    let h1 = hook(&svc, request("make one", &ALL));
+    b.wait_for("article.card", 1);
+    let h2 = hook(&svc, request("make two", &ALL));
+    b.wait_for("article.card", 2);
+    b.key("j");
+    let two = card_css(&svc, "make two");
+    b.wait_for(&format!("{two}.selected"), 1);
+    b.key("1");
+    let r = answered(h2);
+    assert_eq!(r.option, "approve_once");
+    b.key("k");
+    b.key("5");
+    assert_eq!(answered(h1).option, "deny");
+    assert_eq!(svc.backend.applied().len(), 4);
+}
+
+#[test]
+fn a_desktop_notification_announces_a_new_request() {
+    let _g = serial();
+    let Some((chromium, driver)) = browser_tools("desktop_notification") else {
+        return;
+    };
+    let svc = Service::start();
+    let b = Browser::open(&chromium, &driver);
+    b.goto(svc.h().login_url());
+    b.wait_for("#pending-empty:not([hidden])", 1);
+    // Record what the page hands to the Notification API.
+    b.js(
+        "window.__notes = [];
+         window.Notification = function (title, o) {
+           window.__notes.push([title, o.body]); this.close = function () {};
+         };
+         window.Notification.permission = 'granted';",
+        json!([]),
+    );
+    let h = hook(&svc, request("git push origin main", &ALL));
+    b.wait_for("article.card", 1);
+    let notes = b.js("return window.__notes", json!([]));
+    assert_eq!(notes.as_array().unwrap().len(), 1, "{notes}");
+    assert_eq!(notes[0][0], "shellgate: approval needed");
+    assert!(notes[0][1]
+        .as_str()
+        .unwrap()
+        .contains("git push origin main"));
+    b.key("a");
+    answered(h);
+}
+
+#[test]
+fn without_the_cookie_the_page_shows_nothing() {
+    let _g = serial();
+    let Some((chromium, driver)) = browser_tools("without_the_cookie") else {
+        return;
+    };
+    let svc = Service::start();
+    let h = hook(&svc, request("deploy --secret=hunter2", &ALL));
+    wait_pending(&svc.state(), 1);
+    let b = Browser::open(&chromium, &driver);
+    b.goto(svc.h().url());
+    let src = b.js("return document.documentElement.outerHTML", json!([]));
+    let src = src.as_str().unwrap();
+    assert!(src.contains("Not logged in"), "{src}");
+    assert!(!src.contains("hunter2"));
+    assert!(b.find_all("article.card").is_empty());
+    b.goto(&format!("{}api/pending", svc.h().url()));
+    let body = b.js("return document.body.innerText", json!([]));
+    assert!(!body.as_str().unwrap().contains("hunter2"), "{body}");
+    assert!(body.as_str().unwrap().contains("login_required"), "{body}");
+    // A login link works once: a second browser profile cannot reuse it.
+    b.goto(svc.h().login_url());
+    assert_eq!(b.url(), svc.h().url());
+    b.wait_for("article.card", 1);
+    let other = Browser::open(&chromium, &driver);
+    other.goto(svc.h().login_url());
+    let src = other.js("return document.documentElement.outerHTML", json!([]));
+    assert!(src.as_str().unwrap().contains("Not logged in"));
+    assert!(!src.as_str().unwrap().contains("hunter2"));
+    drop(other);
+    b.key("e");
+    assert_eq!(answered(h).decision, Verdict::Deny);
+}
+
+#[test]
+fn screenshot_of_the_page_with_pending_requests() {
+    let _g = serial();
+    let Some((chromium, driver)) = browser_tools("screenshot") else {
+        return;
+    };
+    let svc = Service::start();
+    let b = Browser::open(&chromium, &driver);
+    b.goto(svc.h().login_url());
+    b.wait_for("#pending-empty:not([hidden])", 1);
+    let mut first = request("git push --force-with-lease origin feature/login", &ALL);
+    first.header =
+        "Approve git push --force-with-lease origin feature/login in /home/u/app?".into();
+    first.session = Some("claude-7f3a".into());
+    let h1 = hook(&svc, first);
+    b.wait_for("article.card", 1);
+    let mut second = request(
+        "npm ci && npm run build | tee build.log",
+        &["approve_once", "approve_session", "approve_always", "deny"],
+    );
+    second.header = "Approve in /home/u/web?".into();
+    second.bullets = vec!["npm ci".into(), "npm run build".into()];
+    second.cwd = Some("/home/u/web".into());
+    second.project_dir = Some("/home/u/web".into());
+    second.host = "gemini".into();
+    second.session = Some("gemini-42".into());
+    let h2 = hook(&svc, second);
+    b.wait_for("article.card", 2);
+    std::thread::sleep(Duration::from_millis(1200));
+    let png = b.screenshot_png();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
+    assert!(png.len() > 10_000, "a real picture ({} bytes)", png.len());
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve.png");
+    std::fs::write(&target, &png).unwrap();
+    if std::env::var("SHELLGATE_UPDATE_SCREENSHOT").as_deref() == Ok("1") {
+        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/serve.png");
+        std::fs::write(&docs, &png).unwrap();
+    }
+    for id in client::list_pending(&svc.state()).unwrap() {
+        client::answer(&svc.state(), &id.id, "deny").unwrap();
+    }
+    answered(h1);
+    answered(h2);
+}
