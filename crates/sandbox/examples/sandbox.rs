@@ -98,6 +98,7 @@ fn main() -> ExitCode {
                 let p = if g.placeholder { " (placeholder)" } else { "" };
                 println!("read-only: {}{p}", g.path.display());
             }
+            println!("hidden: the gate's home except the session directory");
             for h in c.hidden() {
                 println!("hidden: {}", h.path.display());
             }

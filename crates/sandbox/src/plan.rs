@@ -397,9 +397,6 @@ impl Resolver {
             self.writable.push(s);
         }
         self.writable.push(temp);
-        if Path::new("/dev/shm").is_dir() {
-            self.writable.push(PathBuf::from("/dev/shm"));
-        }
         let profile = self.b.profile;
         if profile.writes_project() {
             self.writable.push(project.clone());
@@ -437,6 +434,15 @@ impl Resolver {
             self.add_guard(&project, Kind::Dir, false);
         }
         let (hide_gate_home, create_gate_home) = self.gate_home_plan();
+        for w in &self.writable {
+            if let Some(g) = self.guards.iter().find(|g| w.starts_with(&g.path)) {
+                return Err(SandboxError::Plan(format!(
+                    "writable directory {} lies inside the protected {}",
+                    w.display(),
+                    g.path.display()
+                )));
+            }
+        }
 
         let mut guards: Vec<Guard> = self.guards.into_iter().collect();
         guards.sort_by_key(|g| depth(&g.path));
@@ -539,14 +545,8 @@ impl Resolver {
                 Ok(())
             }
             None if is_dir => {
-                if p.parent().is_some_and(Path::is_dir) {
-                    self.add_guard(p, Kind::Dir, true);
-                } else {
-                    self.notes.push(format!(
-                        "{} does not exist and its parent neither: creating it is not prevented",
-                        p.display()
-                    ));
-                }
+                // an empty placeholder (with any missing parents) keeps the name
+                self.add_guard(p, Kind::Dir, true);
                 Ok(())
             }
             None => {

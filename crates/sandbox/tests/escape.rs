@@ -229,12 +229,18 @@ fn write_inside_project_succeeds_and_outside_fails() {
         return;
     }
     let s = Scratch::new();
+    use std::os::unix::fs::PermissionsExt;
+    let mode_before = fs::metadata(s.path("outside.txt"))
+        .expect("stat")
+        .permissions()
+        .mode();
     let o = s.sh(
         "edit",
         "echo made > src/new.txt; sed -i 's/main/main2/' src/main.rs; \
          echo x > \"$HOME/planted\"; echo x > ../etc/planted; echo x > ../sibling/planted; \
          echo x > ../planted; echo x >> ../outside.txt; echo x > \"$TMPDIR/t\"; \
-         echo x > \"$HOME/.shellgate/sessions/s1/scratch\"; true",
+         echo x > \"$HOME/.shellgate/sessions/s1/scratch\"; \
+         chmod 666 ../outside.txt; touch -d 2001-01-01 ../outside.txt; chmod +x src/main.rs; true",
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(read(&s.path("project/src/new.txt")), "made\n");
@@ -243,12 +249,29 @@ fn write_inside_project_succeeds_and_outside_fails() {
         assert!(!s.path(p).exists(), "{p} was written");
     }
     assert_eq!(read(&s.path("outside.txt")), "OUTSIDE\n");
+    // metadata (which Landlock does not govern) is read-only outside too
+    let meta = fs::metadata(s.path("outside.txt")).expect("stat");
+    assert_eq!(meta.permissions().mode(), mode_before);
+    assert!(
+        meta.modified().expect("mtime")
+            > std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000)
+    );
+    let main = fs::metadata(s.path("project/src/main.rs")).expect("stat");
+    assert_eq!(
+        main.permissions().mode() & 0o111,
+        0o111,
+        "chmod inside the project must work"
+    );
     assert!(s.tmp.join("t").exists(), "temp dir not writable");
     assert!(
         s.path("home/.shellgate/sessions/s1/scratch").exists(),
         "session dir not writable"
     );
-    assert!(stderr(&o).contains("Permission denied"), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("Read-only file system") || err.contains("Permission denied"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -301,6 +324,47 @@ fn git_hooks_that_do_not_exist_yet_cannot_be_created() {
     let hooks = s.path("project/.git/hooks");
     assert!(hooks.is_dir());
     assert_eq!(fs::read_dir(&hooks).expect("hooks").count(), 0);
+}
+
+#[test]
+fn git_indirections_are_read_only_too() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    // core.hooksPath naming a directory that does not exist yet, a submodule's
+    // git directory, and a worktree whose .git is a file
+    fs::write(
+        s.path("project/.git/config"),
+        "[core]\n\trepositoryformatversion = 0\n\thooksPath = tools/hooks\n",
+    )
+    .expect("config");
+    fs::create_dir_all(s.path("project/.git/modules/libs/sub/hooks")).expect("modules");
+    fs::write(s.path("project/.git/modules/libs/sub/HEAD"), "ref: x\n").expect("HEAD");
+    fs::write(s.path("project/.git/modules/libs/sub/config"), "[core]\n").expect("config");
+    fs::create_dir_all(s.path("sibling/wt")).expect("wt");
+    fs::write(s.path("sibling/wt/.git"), "gitdir: /somewhere\n").expect("gitfile");
+    let o = s.sh_with(
+        "edit",
+        &["--writable", s.path("sibling/wt").to_str().expect("utf-8")],
+        "mkdir -p tools/hooks; echo evil > tools/hooks/pre-commit; \
+         echo evil > .git/modules/libs/sub/hooks/pre-commit; \
+         echo '[core]' >> .git/modules/libs/sub/config; mv .git/modules/libs .git/modules/x; \
+         echo 'gitdir: /tmp/evil' > ../sibling/wt/.git; echo ok > ../sibling/wt/file; true",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!s.path("project/tools/hooks/pre-commit").exists());
+    assert!(!s
+        .path("project/.git/modules/libs/sub/hooks/pre-commit")
+        .exists());
+    assert_eq!(
+        read(&s.path("project/.git/modules/libs/sub/config")),
+        "[core]\n"
+    );
+    assert!(!s.path("project/.git/modules/x").exists());
+    assert_eq!(read(&s.path("sibling/wt/.git")), "gitdir: /somewhere\n");
+    // the extra writable directory is writable otherwise
+    assert_eq!(read(&s.path("sibling/wt/file")), "ok\n");
 }
 
 #[test]

@@ -91,6 +91,10 @@ pub(crate) fn restrict(c: &Confinement) -> Result<(), SandboxError> {
     for w in &c.writable {
         rs = add(rs, w, write_root)?;
     }
+    let shm = Path::new(super::mounts::SHM);
+    if shm.is_dir() {
+        rs = add(rs, shm, write_root)?;
+    }
 
     let status = rs.restrict_self().map_err(landlock_err)?;
     if status.ruleset != RulesetStatus::FullyEnforced {

@@ -113,7 +113,10 @@ fn prepare_host(c: &Confinement) -> Result<(), SandboxError> {
     }
     for g in c.guards.iter().filter(|g| g.placeholder) {
         let made = match g.kind {
-            Kind::Dir => fs::DirBuilder::new().mode(0o755).create(&g.path),
+            Kind::Dir => fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o755)
+                .create(&g.path),
             Kind::File => fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)

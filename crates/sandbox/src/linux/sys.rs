@@ -46,20 +46,6 @@ pub(crate) fn landlock_abi() -> i32 {
     i32::try_from(v).unwrap_or(0).max(0)
 }
 
-/// Opens a path as an `O_PATH` descriptor.
-pub(crate) fn open_path(p: &Path) -> io::Result<OwnedFd> {
-    let c = cpath(p)?;
-    // SAFETY: valid C string; the returned descriptor is owned below.
-    let fd = cvt_i(unsafe {
-        libc::open(
-            c.as_ptr(),
-            libc::O_PATH | libc::O_CLOEXEC | libc::O_DIRECTORY,
-        )
-    })?;
-    // SAFETY: fd is a fresh descriptor we own.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
 /// Writes a whole buffer to a file with raw calls (safe to use after `fork`).
 fn write_file_raw(path: &CStr, data: &[u8]) -> bool {
     // SAFETY: valid C string and buffer; the descriptor is closed here.
@@ -395,7 +381,7 @@ struct MountAttr {
 }
 
 /// A fresh tmpfs that is not attached anywhere.
-pub(crate) fn detached_tmpfs(attrs: u64) -> io::Result<OwnedFd> {
+pub(crate) fn detached_tmpfs(size: &CStr, mode: &CStr, attrs: u64) -> io::Result<OwnedFd> {
     // SAFETY: fsopen/fsconfig/fsmount with valid C strings; descriptors owned.
     unsafe {
         let fs = cvt(libc::syscall(
@@ -404,7 +390,7 @@ pub(crate) fn detached_tmpfs(attrs: u64) -> io::Result<OwnedFd> {
             FSOPEN_CLOEXEC,
         ))?;
         let fs = OwnedFd::from_raw_fd(fs as RawFd);
-        for (k, v) in [(c"size", c"64k"), (c"mode", c"0755")] {
+        for (k, v) in [(c"size", size), (c"mode", mode)] {
             cvt(libc::syscall(
                 libc::SYS_fsconfig,
                 fs.as_raw_fd(),
@@ -448,21 +434,32 @@ pub(crate) fn clone_tree(dirfd: RawFd, path: &CStr, recursive: bool) -> io::Resu
     Ok(unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
-/// Sets attributes (e.g. read-only) on a detached or attached mount tree.
+/// Sets attributes (e.g. read-only) on a detached or attached mount tree,
+/// recursively.
 pub(crate) fn set_mount_attrs(fd: &OwnedFd, set: u64) -> io::Result<()> {
+    mount_setattr(fd.as_raw_fd(), c"", libc::AT_EMPTY_PATH, set)
+}
+
+/// Sets attributes on the mount tree at `path`, recursively.
+pub(crate) fn set_mount_attrs_at(path: &Path, set: u64) -> io::Result<()> {
+    let p = cpath(path)?;
+    mount_setattr(libc::AT_FDCWD, &p, 0, set)
+}
+
+fn mount_setattr(dirfd: RawFd, path: &CStr, flags: libc::c_int, set: u64) -> io::Result<()> {
     let attr = MountAttr {
         attr_set: set,
         attr_clr: 0,
         propagation: 0,
         userns_fd: 0,
     };
-    // SAFETY: a valid mount_attr of the size passed.
+    // SAFETY: a valid C string and a mount_attr of the size passed.
     cvt(unsafe {
         libc::syscall(
             libc::SYS_mount_setattr,
-            fd.as_raw_fd(),
-            c"".as_ptr(),
-            (libc::AT_EMPTY_PATH | libc::AT_RECURSIVE) as libc::c_uint,
+            dirfd,
+            path.as_ptr(),
+            (flags | libc::AT_RECURSIVE) as libc::c_uint,
             &attr as *const MountAttr,
             std::mem::size_of::<MountAttr>(),
         )
