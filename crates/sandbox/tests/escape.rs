@@ -757,3 +757,80 @@ fn exit_status_and_stdio_pass_through() {
         stderr(&o)
     );
 }
+
+// --- an unprivileged caller ---------------------------------------------------
+
+/// The tests above run as whoever runs `cargo test` (root on CI). Real users
+/// are not root: when the tests run as root, this one repeats the essentials
+/// as an unprivileged uid (via `setpriv`), where user namespaces are the
+/// unprivileged kind.
+#[test]
+fn unprivileged_caller_is_confined_too() {
+    if !require_sandbox() {
+        return;
+    }
+    // SAFETY: getuid cannot fail.
+    if unsafe { libc::getuid() } != 0 || Command::new("setpriv").arg("--version").output().is_err()
+    {
+        eprintln!("SKIPPED: needs root and setpriv to switch to an unprivileged uid");
+        return;
+    }
+    const UID: &str = "4242";
+    let s = Scratch::new();
+    let bin = s.path("bin");
+    fs::create_dir_all(&bin).expect("bin");
+    fs::copy(sandbox_bin(), bin.join("sandbox")).expect("copy");
+    fs::copy(probe_bin(), bin.join("escape_probe")).expect("copy");
+    let st = Command::new("chown")
+        .args(["-R", &format!("{UID}:{UID}")])
+        .arg(&s.root)
+        .status()
+        .expect("chown");
+    assert!(st.success());
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&s.root, fs::Permissions::from_mode(0o755)).expect("chmod");
+    let as_user = |argv: &[&str]| {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid", UID, "--regid", UID, "--clear-groups", "--"])
+            .args(argv)
+            .current_dir(&s.proj)
+            .env_clear()
+            .env("HOME", &s.home)
+            .env("TMPDIR", &s.tmp)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin");
+        c
+    };
+    let mut target = as_user(&["sleep", "60"]).spawn().expect("sleep");
+    let pid = target.id().to_string();
+    let probe = bin.join("escape_probe");
+    let probe = probe.to_str().expect("utf-8");
+    let script = format!(
+        "echo made > src/new.txt; echo x > ../sibling/planted; echo evil > .git/hooks/pre-commit; \
+         cat \"$HOME/.ssh/id_rsa\"; {probe} ptrace {pid}; {probe} kill {pid}; true"
+    );
+    let sandbox = bin.join("sandbox");
+    let o = as_user(&[
+        sandbox.to_str().expect("utf-8"),
+        "--session",
+        "s1",
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ])
+    .output()
+    .expect("sandbox");
+    let outside = as_user(&[probe, "ptrace", &pid]).output().expect("probe");
+    let alive = matches!(target.try_wait(), Ok(None));
+    let _ = target.kill();
+    let _ = target.wait();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(read(&s.path("project/src/new.txt")), "made\n");
+    assert!(!s.path("sibling/planted").exists());
+    assert!(!s.path("project/.git/hooks/pre-commit").exists());
+    let out = stdout(&o);
+    assert!(!out.contains(SECRET_SSH), "{out}");
+    assert_eq!(out.matches("denied:").count(), 2, "{out}");
+    assert!(alive, "the process outside was killed");
+    assert_probe_ok(&outside, "ptrace by the same user outside");
+}

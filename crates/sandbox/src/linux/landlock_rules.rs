@@ -70,8 +70,8 @@ pub(crate) fn restrict(c: &Confinement) -> Result<(), SandboxError> {
             continue;
         }
         let p = entry.path();
-        if fs::metadata(&p).is_err() {
-            continue; // dangling symlink
+        if fs::metadata(&p).is_err() || PathFd::new(&p).is_err() {
+            continue; // dangling symlink, or unopenable: it stays denied
         }
         rs = add(rs, &p, read)?;
     }
