@@ -42,6 +42,10 @@
 //!   bypass the filter), the kernel keyrings, `bpf`, `userfaultfd`,
 //!   `perf_event_open`, module and kexec calls, and non-native system call
 //!   ABIs;
+//! * every mount is made read-only and only the writable roots are attached
+//!   back writable, so what Landlock does not govern (`chmod`, `chown`,
+//!   `utimes`, extended attributes) cannot change anything outside them;
+//!   `/dev/shm` is a fresh private tmpfs;
 //! * all capabilities are dropped, `no_new_privs` is set, and file
 //!   descriptors above 2 are closed on `exec` (a directory descriptor opened
 //!   before the mounts would walk the unprotected tree); a directory on
@@ -55,6 +59,29 @@
 //! user namespaces, a mount refused), [`exec`] refuses to run the command and
 //! returns an error whose [`SandboxError::exit_code`] is
 //! [`EXIT_CANNOT_CONFINE`] (125).
+//!
+//! # Known limits (Linux)
+//!
+//! * An absent `.mcp.json` or an absent `.git` cannot be kept from being
+//!   created (no kernel mechanism denies one name in a writable directory
+//!   without a placeholder on the host, and an empty file there would change
+//!   what the hosts and git do); [`Confinement::notes`] says so. Protected
+//!   names below subdirectories (`src/.claude/`, a nested `.git`) are not
+//!   covered either: the static policy stays the first line for them.
+//! * Placeholders are real: empty `.claude/`, `.codex/`, `.gemini/`,
+//!   `.git/hooks/`, `.git/info/` (and the `core.hooksPath` chain) appear in
+//!   the project on the first run and stay.
+//! * Hard links that already join a project file to a file outside are
+//!   written through (new ones cannot be made: the project is its own mount).
+//! * The system temp directory is shared with the host (SPEC §18); host
+//!   processes' files there are writable. `/dev/shm` is private.
+//! * Under `build`, writable caches (e.g. `~/.cargo/registry`) can be
+//!   poisoned for later builds outside the sandbox.
+//! * The secret scan of the project is bounded (depth 3, 5000 entries,
+//!   dependency and build directories skipped). The environment is passed
+//!   unchanged. Other processes' `/proc/<pid>/cmdline` stays readable.
+//! * Unix sockets are refused entirely, also between the command's own
+//!   processes; 32-bit (i386) binaries are killed by the seccomp filter.
 //!
 //! # macOS
 //!
