@@ -1,0 +1,254 @@
+//! The sandbox's lists, kept as data (SPEC §9.4, §15.3, §15.18, §15.19, §18).
+
+/// Secrets below the home directory that the sandbox hides (reads fail or see
+/// nothing), relative to `$HOME`. Directories are hidden whole.
+pub(crate) const HOME_SECRETS: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".azure",
+    ".kube/config",
+    ".docker/config.json",
+    ".config/gh",
+    ".config/gcloud",
+    ".config/hub",
+    ".config/git/credentials",
+    ".netrc",
+    "_netrc",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    ".vault-token",
+    ".terraform.d/credentials.tfrc.json",
+    ".pgpass",
+    ".my.cnf",
+    ".s3cfg",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gradle/gradle.properties",
+    ".password-store",
+    ".local/share/keyrings",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    // macOS and sandboxed-app stores (§15.19)
+    "Library/Keychains",
+    "Library/Cookies",
+];
+
+/// System files that hold secrets (readable only by root, but a sandboxed
+/// root caller keeps its uid). Entries ending in `*_key` are expanded by
+/// listing their directory.
+pub(crate) const SYSTEM_SECRETS: &[&str] = &[
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+];
+
+/// Directory whose `ssh_host_*_key` files (host private keys) are hidden.
+pub(crate) const SSH_HOST_KEY_DIR: &str = "/etc/ssh";
+
+/// Host control files and directories that are write-protected in every
+/// writable project root (§9.4, §15.18). Directories are protected whole.
+/// `(name, is_dir)`: an absent directory gets an empty placeholder directory
+/// so that it cannot be created inside the sandbox; an absent file cannot be
+/// protected on Linux (see the crate docs) and is reported in the notes.
+pub(crate) const PROJECT_CONTROL: &[(&str, bool)] = &[
+    (".claude", true),
+    (".codex", true),
+    (".gemini", true),
+    (".mcp.json", false),
+];
+
+/// Inside a git directory: write-protected entries `(name, is_dir)`.
+pub(crate) const GITDIR_PROTECTED: &[(&str, bool)] =
+    &[("config", false), ("hooks", true), ("info", true)];
+
+/// Host settings below the home directory, write-protected wherever they fall
+/// inside a writable root (relative to `$HOME`).
+pub(crate) const HOME_CONTROL: &[&str] = &[
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".claude.json",
+    ".codex",
+    ".gemini/settings.json",
+    ".gemini/trustedFolders.json",
+];
+
+/// A toolchain cache the `build` profile may write: its location relative to
+/// `$HOME`, and an environment variable that relocates it (the variable's
+/// value joined with `env_suffix`).
+pub(crate) struct CacheDir {
+    pub env: Option<&'static str>,
+    pub env_suffix: &'static str,
+    pub home_rel: &'static str,
+}
+
+const fn cache(
+    env: Option<&'static str>,
+    env_suffix: &'static str,
+    home_rel: &'static str,
+) -> CacheDir {
+    CacheDir {
+        env,
+        env_suffix,
+        home_rel,
+    }
+}
+
+/// Toolchain caches writable under profile `build` (only those that exist).
+/// `~/.rustup` is deliberately absent: toolchains are read, never written.
+pub(crate) const CACHE_DIRS: &[CacheDir] = &[
+    cache(Some("CARGO_HOME"), "registry", ".cargo/registry"),
+    cache(Some("CARGO_HOME"), "git", ".cargo/git"),
+    cache(Some("GOMODCACHE"), "", "go/pkg/mod"),
+    cache(Some("GOCACHE"), "", ".cache/go-build"),
+    cache(Some("GRADLE_USER_HOME"), "caches", ".gradle/caches"),
+    cache(Some("GRADLE_USER_HOME"), "wrapper", ".gradle/wrapper"),
+    cache(None, "", ".m2/repository"),
+    cache(Some("npm_config_cache"), "", ".npm"),
+    cache(Some("PIP_CACHE_DIR"), "", ".cache/pip"),
+    cache(Some("YARN_CACHE_FOLDER"), "", ".cache/yarn"),
+    cache(None, "", ".yarn/berry/cache"),
+    cache(None, "", ".cache/pnpm"),
+    cache(None, "", ".local/share/pnpm/store"),
+    cache(Some("UV_CACHE_DIR"), "", ".cache/uv"),
+    cache(None, "", ".cache/pypoetry"),
+    cache(Some("CCACHE_DIR"), "", ".cache/ccache"),
+    cache(None, "", ".ccache"),
+    cache(Some("SCCACHE_DIR"), "", ".cache/sccache"),
+    cache(None, "", ".cache/bazel"),
+    cache(Some("DENO_DIR"), "", ".cache/deno"),
+    cache(None, "", ".bun/install/cache"),
+    cache(Some("NUGET_PACKAGES"), "", ".nuget/packages"),
+    cache(None, "", ".cache/zig"),
+    cache(None, "", ".cache/node-gyp"),
+    cache(None, "", ".cabal/packages"),
+];
+
+/// Directories the bounded project walk does not enter (dependency trees and
+/// build outputs: large, and their secrets are not the project's).
+pub(crate) const WALK_SKIP: &[&str] = &[
+    ".git",
+    "node_modules",
+    "target",
+    "vendor",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".gradle",
+    ".terraform",
+    ".idea",
+    ".cache",
+    "build",
+    "dist",
+];
+
+/// Bounds of the project walk for secret files.
+pub(crate) const WALK_MAX_DEPTH: usize = 3;
+pub(crate) const WALK_MAX_ENTRIES: usize = 5000;
+
+/// Directory names inside a project that are hidden whole.
+pub(crate) const SECRET_DIR_NAMES: &[&str] =
+    &[".ssh", ".aws", ".gnupg", ".azure", ".password-store"];
+
+/// Whether a file name inside a project looks like a secret (§8.3, §15.3,
+/// §15.19). A public key (`*.pub`) is never a secret.
+pub(crate) fn is_secret_file_name(name: &str) -> bool {
+    if name.ends_with(".pub") {
+        return false;
+    }
+    const EXACT: &[&str] = &[
+        ".env",
+        ".envrc",
+        ".netrc",
+        "_netrc",
+        ".npmrc",
+        ".pypirc",
+        ".git-credentials",
+        "credentials",
+        "credentials.json",
+        ".vault-token",
+        "credentials.tfrc.json",
+        ".pgpass",
+        ".my.cnf",
+        ".htpasswd",
+        ".dev.vars",
+        ".s3cfg",
+    ];
+    const SUFFIX: &[&str] = &[
+        ".pem",
+        ".key",
+        ".p12",
+        ".pfx",
+        ".kdbx",
+        ".tfstate",
+        ".tfvars",
+        ".jks",
+        ".keystore",
+        ".ppk",
+        ".gpg",
+    ];
+    const PREFIX: &[&str] = &[
+        ".env.",
+        "secrets.",
+        "secring.",
+        "id_rsa",
+        "id_dsa",
+        "id_ecdsa",
+        "id_ed25519",
+    ];
+    if EXACT.contains(&name) {
+        return true;
+    }
+    if SUFFIX
+        .iter()
+        .any(|s| name.len() > s.len() && name.ends_with(s))
+    {
+        return true;
+    }
+    if PREFIX.iter().any(|p| name.starts_with(p)) {
+        return true;
+    }
+    // tfstate backups (`terraform.tfstate.backup`) and service-account keys
+    name.contains(".tfstate.") || (name.starts_with("service-account") && name.ends_with(".json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_secret_file_name;
+
+    #[test]
+    fn secret_names() {
+        for n in [
+            ".env",
+            ".env.local",
+            "server.pem",
+            "tls.key",
+            "id_rsa",
+            "id_ed25519",
+            "terraform.tfstate",
+            "terraform.tfstate.backup",
+            "prod.tfvars",
+            "service-account-prod.json",
+            "secrets.yaml",
+            "credentials",
+            ".envrc",
+        ] {
+            assert!(is_secret_file_name(n), "{n}");
+        }
+        for n in [
+            "main.rs",
+            "id_rsa.pub",
+            "key",
+            ".pem",
+            "README.md",
+            "environment.yml",
+            "keys.rs",
+        ] {
+            assert!(!is_secret_file_name(n), "{n}");
+        }
+    }
+}

@@ -1,0 +1,984 @@
+//! Building a [`Confinement`]: resolving directories, validating them, and
+//! listing what must be protected or hidden. Inspects the file system (stat,
+//! a bounded walk) but changes nothing; [`crate::exec`] does the changes.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+use std::str::FromStr;
+
+use crate::data;
+use crate::SandboxError;
+
+/// What a sandboxed command may write (SPEC §18.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Profile {
+    /// No writes except `/dev/null`, the session directory and the system
+    /// temp directory.
+    Read,
+    /// `read` plus the project (minus the protected paths).
+    Edit,
+    /// `edit` plus the toolchain caches.
+    Build,
+}
+
+impl Profile {
+    /// The profile's name as the CLI spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Read => "read",
+            Profile::Edit => "edit",
+            Profile::Build => "build",
+        }
+    }
+
+    pub(crate) fn writes_project(self) -> bool {
+        matches!(self, Profile::Edit | Profile::Build)
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Profile {
+    type Err = SandboxError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "read" => Ok(Profile::Read),
+            "edit" => Ok(Profile::Edit),
+            "build" => Ok(Profile::Build),
+            other => Err(SandboxError::Plan(format!(
+                "unknown profile {other:?} (expected read, edit or build)"
+            ))),
+        }
+    }
+}
+
+/// Whether a path is a directory or something else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// A directory.
+    Dir,
+    /// A file (or any non-directory).
+    File,
+}
+
+/// A write-protected path inside a writable root, made read-only.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Guard {
+    /// Absolute, resolved path.
+    pub path: PathBuf,
+    /// What it is (or will be, for a placeholder).
+    pub kind: Kind,
+    /// It does not exist: an empty one is created before the sandbox starts.
+    pub placeholder: bool,
+}
+
+/// A secret covered by an empty read-only file or directory.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Hidden {
+    /// Absolute, resolved path (symlinks followed).
+    pub path: PathBuf,
+    /// What it is.
+    pub kind: Kind,
+}
+
+/// Builder for a [`Confinement`]. Anything not set comes from the process
+/// environment (`HOME`, `SHELLGATE_HOME`, `TMPDIR`, the cache variables).
+#[derive(Debug, Clone)]
+pub struct ConfinementBuilder {
+    profile: Profile,
+    project_dir: PathBuf,
+    home: Option<PathBuf>,
+    gate_home: Option<PathBuf>,
+    session_id: Option<String>,
+    temp_dir: Option<PathBuf>,
+    extra_writable: Vec<PathBuf>,
+    network: bool,
+}
+
+/// A resolved, validated confinement, ready for [`crate::exec`].
+#[derive(Debug, Clone)]
+pub struct Confinement {
+    pub(crate) profile: Profile,
+    pub(crate) network: bool,
+    pub(crate) project: PathBuf,
+    pub(crate) home: PathBuf,
+    pub(crate) gate_home: PathBuf,
+    pub(crate) session_dir: Option<PathBuf>,
+    pub(crate) temp_dir: PathBuf,
+    /// Roots below which the command may write (Landlock rules).
+    pub(crate) writable: Vec<PathBuf>,
+    /// Roots where the project rules (`.git/…`, host control files) apply.
+    pub(crate) project_roots: Vec<PathBuf>,
+    /// `core.hooksPath` values that resolve inside a project root.
+    pub(crate) hooks_paths: Vec<PathBuf>,
+    pub(crate) guards: Vec<Guard>,
+    /// Directories bind-mounted onto themselves so they cannot be renamed.
+    pub(crate) pins: Vec<PathBuf>,
+    pub(crate) hidden: Vec<Hidden>,
+    /// Cover the gate's home (it exists, or is created because it lies in a
+    /// writable root).
+    pub(crate) hide_gate_home: bool,
+    pub(crate) create_gate_home: bool,
+    pub(crate) notes: Vec<String>,
+}
+
+impl Confinement {
+    /// Starts a builder for `profile` with `project_dir` as the project.
+    pub fn builder(profile: Profile, project_dir: impl Into<PathBuf>) -> ConfinementBuilder {
+        ConfinementBuilder {
+            profile,
+            project_dir: project_dir.into(),
+            home: None,
+            gate_home: None,
+            session_id: None,
+            temp_dir: None,
+            extra_writable: Vec::new(),
+            network: false,
+        }
+    }
+
+    /// The profile.
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+    /// Whether the network is granted.
+    pub fn network(&self) -> bool {
+        self.network
+    }
+    /// The resolved project directory.
+    pub fn project_dir(&self) -> &Path {
+        &self.project
+    }
+    /// The resolved session directory, if any.
+    pub fn session_dir(&self) -> Option<&Path> {
+        self.session_dir.as_deref()
+    }
+    /// The temp directory the command may write.
+    pub fn temp_dir(&self) -> &Path {
+        &self.temp_dir
+    }
+    /// Every directory the command may write below (before the exceptions).
+    pub fn writable_roots(&self) -> &[PathBuf] {
+        &self.writable
+    }
+    /// Write-protected paths inside the writable roots.
+    pub fn guards(&self) -> &[Guard] {
+        &self.guards
+    }
+    /// Secrets covered by empty read-only files or directories.
+    pub fn hidden(&self) -> &[Hidden] {
+        &self.hidden
+    }
+    /// Known limits of this confinement (absent files that cannot be
+    /// protected, a truncated secret scan, …), one sentence each.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+}
+
+impl ConfinementBuilder {
+    /// The home directory (default `$HOME`).
+    pub fn home(mut self, home: impl Into<PathBuf>) -> Self {
+        self.home = Some(home.into());
+        self
+    }
+    /// The gate's home (default `$SHELLGATE_HOME`, else `~/.shellgate`).
+    pub fn gate_home(mut self, gate_home: impl Into<PathBuf>) -> Self {
+        self.gate_home = Some(gate_home.into());
+        self
+    }
+    /// The session whose directory (`<gate home>/sessions/<id>`) is writable.
+    pub fn session(mut self, id: impl Into<String>) -> Self {
+        self.session_id = Some(id.into());
+        self
+    }
+    /// The system temp directory (default `$TMPDIR`, else `/tmp`).
+    pub fn temp_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.temp_dir = Some(dir.into());
+        self
+    }
+    /// Another writable directory (a grant's directory), with the project
+    /// rules applied inside it. Ignored by profile `read`.
+    pub fn writable(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.extra_writable.push(dir.into());
+        self
+    }
+    /// Grants the network (TCP/UDP; unix sockets stay closed).
+    pub fn network(mut self, granted: bool) -> Self {
+        self.network = granted;
+        self
+    }
+
+    /// Resolves and validates everything.
+    pub fn build(self) -> Result<Confinement, SandboxError> {
+        Resolver::new(self)?.run()
+    }
+}
+
+fn env_path(name: &str) -> Option<PathBuf> {
+    let v = std::env::var_os(name)?;
+    let p = PathBuf::from(v);
+    (p.is_absolute()).then_some(p)
+}
+
+/// Canonicalizes the longest existing prefix of an absolute path and appends
+/// the rest; `..` in the part that does not exist is refused.
+pub(crate) fn resolve(p: &Path) -> Result<PathBuf, SandboxError> {
+    if !p.is_absolute() {
+        return Err(SandboxError::Plan(format!(
+            "{} is not an absolute path",
+            p.display()
+        )));
+    }
+    let mut existing = p.to_path_buf();
+    let mut rest: Vec<std::ffi::OsString> = Vec::new();
+    loop {
+        match fs::canonicalize(&existing) {
+            Ok(mut c) => {
+                for part in rest.iter().rev() {
+                    c.push(part);
+                }
+                return Ok(c);
+            }
+            Err(_) => {
+                match existing.components().next_back() {
+                    Some(Component::Normal(name)) => rest.push(name.to_owned()),
+                    Some(Component::CurDir) => {}
+                    _ => {
+                        return Err(SandboxError::Plan(format!(
+                            "cannot resolve {}",
+                            p.display()
+                        )))
+                    }
+                }
+                if !existing.pop() {
+                    return Err(SandboxError::Plan(format!(
+                        "cannot resolve {}",
+                        p.display()
+                    )));
+                }
+            }
+        }
+    }
+}
+
+fn valid_session_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id != "."
+        && id != ".."
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+fn lstat(p: &Path) -> Option<fs::Metadata> {
+    fs::symlink_metadata(p).ok()
+}
+
+fn kind_of(m: &fs::Metadata) -> Kind {
+    if m.is_dir() {
+        Kind::Dir
+    } else {
+        Kind::File
+    }
+}
+
+struct Resolver {
+    b: ConfinementBuilder,
+    home: PathBuf,
+    project: PathBuf,
+    gate_home: PathBuf,
+    session_dir: Option<PathBuf>,
+    temp_dir: PathBuf,
+    writable: Vec<PathBuf>,
+    project_roots: Vec<PathBuf>,
+    hooks_paths: Vec<PathBuf>,
+    guards: BTreeSet<Guard>,
+    pins: BTreeSet<PathBuf>,
+    hidden: BTreeSet<Hidden>,
+    notes: Vec<String>,
+}
+
+impl Resolver {
+    fn new(b: ConfinementBuilder) -> Result<Self, SandboxError> {
+        let home = match &b.home {
+            Some(h) => h.clone(),
+            None => env_path("HOME")
+                .ok_or_else(|| SandboxError::Plan("HOME is not set to an absolute path".into()))?,
+        };
+        let home = resolve(&home)?;
+        let project = fs::canonicalize(&b.project_dir).map_err(|e| {
+            SandboxError::Plan(format!(
+                "project directory {}: {e}",
+                b.project_dir.display()
+            ))
+        })?;
+        if !project.is_dir() {
+            return Err(SandboxError::Plan(format!(
+                "project directory {} is not a directory",
+                project.display()
+            )));
+        }
+        let gate_home = match &b.gate_home {
+            Some(g) => g.clone(),
+            None => env_path("SHELLGATE_HOME").unwrap_or_else(|| home.join(".shellgate")),
+        };
+        let gate_home = resolve(&gate_home)?;
+        let session_dir = match &b.session_id {
+            Some(id) if valid_session_id(id) => {
+                Some(resolve(&gate_home.join("sessions").join(id))?)
+            }
+            Some(id) => {
+                return Err(SandboxError::Plan(format!("invalid session id {id:?}")));
+            }
+            None => None,
+        };
+        let temp = match &b.temp_dir {
+            Some(t) => t.clone(),
+            None => env_path("TMPDIR").unwrap_or_else(|| PathBuf::from("/tmp")),
+        };
+        let temp_dir = fs::canonicalize(&temp)
+            .map_err(|e| SandboxError::Plan(format!("temp directory {}: {e}", temp.display())))?;
+        Ok(Self {
+            b,
+            home,
+            project,
+            gate_home,
+            session_dir,
+            temp_dir,
+            writable: Vec::new(),
+            project_roots: Vec::new(),
+            hooks_paths: Vec::new(),
+            guards: BTreeSet::new(),
+            pins: BTreeSet::new(),
+            hidden: BTreeSet::new(),
+            notes: Vec::new(),
+        })
+    }
+
+    /// `/`, the home itself and its ancestors are too broad to be written.
+    fn shallow(&self, p: &Path) -> bool {
+        p == Path::new("/") || self.home.starts_with(p)
+    }
+
+    fn check_writable(&self, what: &str, p: &Path) -> Result<(), SandboxError> {
+        if self.shallow(p) {
+            return Err(SandboxError::Plan(format!(
+                "{what} {} is too shallow to be writable (it is / , the home directory or an ancestor of it)",
+                p.display()
+            )));
+        }
+        let in_session = self.session_dir.as_ref().is_some_and(|s| p.starts_with(s));
+        if p.starts_with(&self.gate_home) && !in_session {
+            return Err(SandboxError::Plan(format!(
+                "{what} {} lies inside the gate's home {}",
+                p.display(),
+                self.gate_home.display()
+            )));
+        }
+        Ok(())
+    }
+
+    fn run(mut self) -> Result<Confinement, SandboxError> {
+        let project = self.project.clone();
+        self.check_writable("project directory", &project)?;
+        let temp = self.temp_dir.clone();
+        self.check_writable("temp directory", &temp)?;
+        if let Some(s) = self.session_dir.clone() {
+            self.check_writable("session directory", &s)?;
+            self.writable.push(s);
+        }
+        self.writable.push(temp);
+        let profile = self.b.profile;
+        if profile.writes_project() {
+            self.writable.push(project.clone());
+            self.project_roots.push(project.clone());
+            for extra in self.b.extra_writable.clone() {
+                let e = fs::canonicalize(&extra).map_err(|e| {
+                    SandboxError::Plan(format!("writable directory {}: {e}", extra.display()))
+                })?;
+                if !e.is_dir() {
+                    return Err(SandboxError::Plan(format!(
+                        "writable directory {} is not a directory",
+                        e.display()
+                    )));
+                }
+                self.check_writable("writable directory", &e)?;
+                self.writable.push(e.clone());
+                self.project_roots.push(e);
+            }
+        }
+        if profile == Profile::Build {
+            for c in self.cache_dirs() {
+                self.writable.push(c);
+            }
+        }
+        dedup(&mut self.writable);
+        dedup(&mut self.project_roots);
+
+        self.collect_hidden()?;
+        for root in self.project_roots.clone() {
+            self.guard_project_root(&root)?;
+        }
+        self.guard_home_control()?;
+        if !profile.writes_project() && self.inside_writable(&project).is_some() {
+            // e.g. a project below /tmp under profile `read`
+            self.add_guard(&project, Kind::Dir, false);
+        }
+        let (hide_gate_home, create_gate_home) = self.gate_home_plan();
+        for w in &self.writable {
+            if let Some(g) = self.guards.iter().find(|g| w.starts_with(&g.path)) {
+                return Err(SandboxError::Plan(format!(
+                    "writable directory {} lies inside the protected {}",
+                    w.display(),
+                    g.path.display()
+                )));
+            }
+        }
+
+        let mut guards: Vec<Guard> = self.guards.into_iter().collect();
+        guards.sort_by_key(|g| depth(&g.path));
+        let guard_paths: BTreeSet<PathBuf> = guards.iter().map(|g| g.path.clone()).collect();
+        let mut pins: Vec<PathBuf> = self
+            .pins
+            .into_iter()
+            .filter(|p| !guard_paths.contains(p))
+            .collect();
+        pins.sort_by_key(|p| depth(p));
+        Ok(Confinement {
+            profile,
+            network: self.b.network,
+            project,
+            home: self.home,
+            gate_home: self.gate_home,
+            session_dir: self.session_dir,
+            temp_dir: self.temp_dir,
+            writable: self.writable,
+            project_roots: self.project_roots,
+            hooks_paths: self.hooks_paths,
+            guards,
+            pins,
+            hidden: self.hidden.into_iter().collect(),
+            hide_gate_home,
+            create_gate_home,
+            notes: self.notes,
+        })
+    }
+
+    fn cache_dirs(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for c in data::CACHE_DIRS {
+            let p = match c.env.and_then(env_path) {
+                Some(base) if c.env_suffix.is_empty() => base,
+                Some(base) => base.join(c.env_suffix),
+                None => self.home.join(c.home_rel),
+            };
+            let Ok(p) = fs::canonicalize(&p) else {
+                continue;
+            };
+            if !p.is_dir() || self.check_writable("cache", &p).is_err() {
+                continue;
+            }
+            out.push(p);
+        }
+        out
+    }
+
+    /// The outermost writable root containing `p` (or equal to it).
+    fn inside_writable(&self, p: &Path) -> Option<PathBuf> {
+        self.writable
+            .iter()
+            .filter(|w| p.starts_with(w))
+            .min_by_key(|w| depth(w))
+            .cloned()
+    }
+
+    /// Pins every directory from the outermost writable root containing `p`
+    /// down to `p`'s parent, so that none can be renamed away.
+    fn pin_chain(&mut self, p: &Path) {
+        let Some(root) = self.inside_writable(p) else {
+            return;
+        };
+        let mut a = p.parent();
+        while let Some(dir) = a {
+            if !dir.starts_with(&root) {
+                break;
+            }
+            self.pins.insert(dir.to_path_buf());
+            a = dir.parent();
+        }
+    }
+
+    fn add_guard(&mut self, p: &Path, kind: Kind, placeholder: bool) {
+        self.pin_chain(p);
+        self.guards.insert(Guard {
+            path: p.to_path_buf(),
+            kind,
+            placeholder,
+        });
+    }
+
+    /// Guards an existing or absent protected entry. A symlink is refused (the
+    /// link itself cannot be made read-only); a file with several links too.
+    fn guard_entry(&mut self, p: &Path, is_dir: bool) -> Result<(), SandboxError> {
+        match lstat(p) {
+            Some(m) if m.file_type().is_symlink() => Err(SandboxError::Plan(format!(
+                "the protected path {} is a symlink; the sandbox cannot keep it read-only",
+                p.display()
+            ))),
+            Some(m) => {
+                if !m.is_dir() && hard_links(&m) > 1 {
+                    return Err(SandboxError::Plan(format!(
+                        "the protected file {} has other hard links; the sandbox cannot keep it read-only",
+                        p.display()
+                    )));
+                }
+                self.add_guard(p, kind_of(&m), false);
+                Ok(())
+            }
+            None if is_dir => {
+                // an empty placeholder (with any missing parents) keeps the name
+                self.add_guard(p, Kind::Dir, true);
+                Ok(())
+            }
+            None => {
+                self.notes.push(format!(
+                    "{} does not exist: creating it is not prevented on this system",
+                    p.display()
+                ));
+                Ok(())
+            }
+        }
+    }
+
+    fn guard_project_root(&mut self, root: &Path) -> Result<(), SandboxError> {
+        let git = root.join(".git");
+        match lstat(&git) {
+            Some(m) if m.file_type().is_symlink() => {
+                return Err(SandboxError::Plan(format!(
+                    "{} is a symlink; the sandbox cannot protect the repository's hooks and config",
+                    git.display()
+                )))
+            }
+            Some(m) if m.is_dir() => {
+                self.pin_chain(&git.join("x"));
+                self.guard_gitdir(&git)?;
+                if let Some(hp) = hooks_path_of(&git.join("config")) {
+                    let p = if let Some(rest) = hp.strip_prefix("~/") {
+                        self.home.join(rest)
+                    } else if Path::new(&hp).is_absolute() {
+                        PathBuf::from(&hp)
+                    } else {
+                        root.join(&hp)
+                    };
+                    let p = resolve(&p)?;
+                    if self.inside_writable(&p).is_some() {
+                        self.hooks_paths.push(p.clone());
+                        self.guard_entry(&p, true)?;
+                    }
+                }
+            }
+            Some(m) => {
+                if hard_links(&m) > 1 {
+                    return Err(SandboxError::Plan(format!(
+                        "{} has other hard links; the sandbox cannot keep it read-only",
+                        git.display()
+                    )));
+                }
+                self.add_guard(&git, Kind::File, false);
+            }
+            None => self.notes.push(format!(
+                "{} does not exist: creating a repository there is not prevented on this system",
+                git.display()
+            )),
+        }
+        for (name, is_dir) in data::PROJECT_CONTROL {
+            self.guard_entry(&root.join(name), *is_dir)?;
+        }
+        Ok(())
+    }
+
+    fn guard_gitdir(&mut self, gitdir: &Path) -> Result<(), SandboxError> {
+        for (name, is_dir) in data::GITDIR_PROTECTED {
+            let p = gitdir.join(name);
+            if !is_dir && lstat(&p).is_none() {
+                // an absent config file: an empty placeholder keeps the name
+                self.add_guard(&p, Kind::File, true);
+                continue;
+            }
+            self.guard_entry(&p, *is_dir)?;
+        }
+        let modules = gitdir.join("modules");
+        if lstat(&modules).is_some_and(|m| m.is_dir()) {
+            let mut budget = 2000usize;
+            self.walk_modules(&modules, 0, &mut budget)?;
+        }
+        Ok(())
+    }
+
+    /// `.git/modules/<name…>/` holds submodule git directories (nested names
+    /// for nested paths, and their own `modules/`).
+    fn walk_modules(
+        &mut self,
+        dir: &Path,
+        depth: usize,
+        budget: &mut usize,
+    ) -> Result<(), SandboxError> {
+        let entries = fs::read_dir(dir)
+            .map_err(|e| SandboxError::setup(format!("reading {}", dir.display()), e))?;
+        for entry in entries.flatten() {
+            *budget = budget.saturating_sub(1);
+            if *budget == 0 || depth > 8 {
+                return Err(SandboxError::Plan(format!(
+                    "{} is too large or deep to protect",
+                    dir.display()
+                )));
+            }
+            let p = entry.path();
+            let Some(m) = lstat(&p) else { continue };
+            if m.file_type().is_symlink() {
+                return Err(SandboxError::Plan(format!(
+                    "{} is a symlink inside the submodules' git directories",
+                    p.display()
+                )));
+            }
+            if !m.is_dir() {
+                continue;
+            }
+            self.pin_chain(&p.join("x"));
+            if p.join("HEAD").exists() {
+                self.guard_gitdir(&p)?;
+            } else {
+                self.walk_modules(&p, depth + 1, budget)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Host settings below the home that fall inside a writable root.
+    fn guard_home_control(&mut self) -> Result<(), SandboxError> {
+        for rel in data::HOME_CONTROL {
+            let p = resolve(&self.home.join(rel))?;
+            for w in self.writable.clone() {
+                if w.starts_with(&p) {
+                    return Err(SandboxError::Plan(format!(
+                        "writable directory {} lies inside the protected {}",
+                        w.display(),
+                        p.display()
+                    )));
+                }
+            }
+            if self.inside_writable(&p).is_some() {
+                let is_dir = !rel.ends_with(".json");
+                self.guard_entry(&p, is_dir)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn gate_home_plan(&mut self) -> (bool, bool) {
+        let exists = self.gate_home.is_dir();
+        let in_writable = self.inside_writable(&self.gate_home).is_some();
+        if in_writable {
+            let gh = self.gate_home.clone();
+            self.pin_chain(&gh);
+        }
+        if exists {
+            (true, false)
+        } else if in_writable || self.session_dir.is_some() {
+            (true, true)
+        } else {
+            (false, false)
+        }
+    }
+
+    fn add_hidden(&mut self, p: &Path) -> Result<(), SandboxError> {
+        if lstat(p).is_none() {
+            return Ok(());
+        }
+        let Ok(c) = fs::canonicalize(p) else {
+            return Ok(()); // a dangling symlink hides nothing
+        };
+        let Ok(m) = fs::metadata(&c) else {
+            return Ok(());
+        };
+        let kind = kind_of(&m);
+        if kind == Kind::Dir {
+            let covers = |w: &PathBuf| w.starts_with(&c);
+            if c == Path::new("/")
+                || self.writable.iter().any(covers)
+                || self.project.starts_with(&c)
+            {
+                return Err(SandboxError::Plan(format!(
+                    "the secret location {} contains a directory the command needs",
+                    p.display()
+                )));
+            }
+        }
+        if c.starts_with(&self.gate_home) {
+            return Ok(()); // covered with the gate's home
+        }
+        self.hidden.insert(Hidden { path: c, kind });
+        Ok(())
+    }
+
+    fn collect_hidden(&mut self) -> Result<(), SandboxError> {
+        for rel in data::HOME_SECRETS {
+            let p = self.home.join(rel);
+            self.add_hidden(&p)?;
+        }
+        if let Some(cargo_home) = env_path("CARGO_HOME") {
+            self.add_hidden(&cargo_home.join("credentials"))?;
+            self.add_hidden(&cargo_home.join("credentials.toml"))?;
+        }
+        for p in data::SYSTEM_SECRETS {
+            self.add_hidden(Path::new(p))?;
+        }
+        if let Ok(entries) = fs::read_dir(data::SSH_HOST_KEY_DIR) {
+            for e in entries.flatten() {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                if name.starts_with("ssh_host_") && name.ends_with("_key") {
+                    self.add_hidden(&e.path())?;
+                }
+            }
+        }
+        let mut roots = vec![self.project.clone()];
+        roots.extend(self.project_roots.iter().cloned());
+        dedup(&mut roots);
+        for r in roots {
+            self.walk_secrets(&r)?;
+        }
+        Ok(())
+    }
+
+    /// Breadth-first walk of a project root for secret-looking names, bounded
+    /// in depth and entries; symlinked directories are not entered.
+    fn walk_secrets(&mut self, root: &Path) -> Result<(), SandboxError> {
+        let mut queue = std::collections::VecDeque::from([(root.to_path_buf(), 0usize)]);
+        let mut seen = 0usize;
+        while let Some((dir, d)) = queue.pop_front() {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                seen += 1;
+                if seen > data::WALK_MAX_ENTRIES {
+                    self.notes.push(format!(
+                        "secret scan of {} stopped after {} entries: deeper secret files stay readable",
+                        root.display(),
+                        data::WALK_MAX_ENTRIES
+                    ));
+                    return Ok(());
+                }
+                let name = e.file_name();
+                let Some(name) = name.to_str() else { continue };
+                let p = e.path();
+                let Ok(ft) = e.file_type() else { continue };
+                if ft.is_dir() {
+                    if data::SECRET_DIR_NAMES.contains(&name) {
+                        self.add_hidden(&p)?;
+                    } else if d + 1 < data::WALK_MAX_DEPTH && !data::WALK_SKIP.contains(&name) {
+                        queue.push_back((p, d + 1));
+                    }
+                } else if data::is_secret_file_name(name) || data::SECRET_DIR_NAMES.contains(&name)
+                {
+                    self.add_hidden(&p)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn dedup(v: &mut Vec<PathBuf>) {
+    let mut seen = BTreeSet::new();
+    v.retain(|p| seen.insert(p.clone()));
+}
+
+pub(crate) fn depth(p: &Path) -> usize {
+    p.components().count()
+}
+
+#[cfg(unix)]
+fn hard_links(m: &fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    m.nlink()
+}
+
+#[cfg(not(unix))]
+fn hard_links(_m: &fs::Metadata) -> u64 {
+    1
+}
+
+/// `core.hooksPath` from a git config file (the last value in a `[core]`
+/// section wins, as git reads it). Includes are not followed.
+fn hooks_path_of(config: &Path) -> Option<String> {
+    let text = read_bounded(config, 1 << 20).ok()?;
+    let mut in_core = false;
+    let mut found = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            let section = line
+                .trim_start_matches('[')
+                .split([']', ' ', '"'])
+                .next()
+                .unwrap_or("");
+            in_core = section.eq_ignore_ascii_case("core");
+            continue;
+        }
+        if !in_core {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if key.trim().eq_ignore_ascii_case("hookspath") {
+            let v = value.trim().trim_matches('"').trim();
+            if !v.is_empty() {
+                found = Some(v.to_string());
+            }
+        }
+    }
+    found
+}
+
+fn read_bounded(p: &Path, max: u64) -> io::Result<String> {
+    use std::io::Read;
+    let f = fs::File::open(p)?;
+    let mut s = String::new();
+    f.take(max).read_to_string(&mut s)?;
+    Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hooks_path_parsing() {
+        let d = tempfile::tempdir().unwrap();
+        let c = d.path().join("config");
+        fs::write(
+            &c,
+            "[core]\n\tbare = false\n[remote \"o\"]\n\thooksPath = nope\n[core]\n\thooksPath = .husky/_\n",
+        )
+        .unwrap();
+        assert_eq!(hooks_path_of(&c).as_deref(), Some(".husky/_"));
+        fs::write(&c, "[core]\n\tbare = false\n").unwrap();
+        assert_eq!(hooks_path_of(&c), None);
+    }
+
+    #[test]
+    fn resolve_keeps_absent_tail() {
+        let d = tempfile::tempdir().unwrap();
+        let real = fs::canonicalize(d.path()).unwrap();
+        assert_eq!(resolve(&d.path().join("a/b")).unwrap(), real.join("a/b"));
+        assert!(resolve(Path::new("rel")).is_err());
+    }
+
+    #[test]
+    fn profiles_parse() {
+        assert_eq!("build".parse::<Profile>().unwrap(), Profile::Build);
+        assert!("write".parse::<Profile>().is_err());
+    }
+
+    #[test]
+    fn session_ids() {
+        assert!(valid_session_id("abc-1_2.x"));
+        assert!(!valid_session_id(".."));
+        assert!(!valid_session_id("a/b"));
+        assert!(!valid_session_id(""));
+    }
+
+    fn scratch() -> (tempfile::TempDir, PathBuf) {
+        let d = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(d.path()).unwrap();
+        for sub in ["home", "proj/.git/hooks", "proj/src", "tmp"] {
+            fs::create_dir_all(root.join(sub)).unwrap();
+        }
+        fs::write(root.join("proj/.git/config"), "[core]\n").unwrap();
+        fs::write(root.join("proj/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        (d, root)
+    }
+
+    fn builder(root: &Path, profile: Profile) -> ConfinementBuilder {
+        Confinement::builder(profile, root.join("proj"))
+            .home(root.join("home"))
+            .gate_home(root.join("home/.shellgate"))
+            .temp_dir(root.join("tmp"))
+    }
+
+    #[test]
+    fn shallow_projects_are_refused() {
+        let (_d, root) = scratch();
+        let home = Confinement::builder(Profile::Edit, root.join("home"))
+            .home(root.join("home"))
+            .temp_dir(root.join("tmp"))
+            .build();
+        assert!(matches!(home, Err(SandboxError::Plan(m)) if m.contains("too shallow")));
+        let above = Confinement::builder(Profile::Edit, &root)
+            .home(root.join("home"))
+            .temp_dir(root.join("tmp"))
+            .build();
+        assert!(above.is_err());
+        let slash = Confinement::builder(Profile::Read, "/")
+            .home(root.join("home"))
+            .temp_dir(root.join("tmp"))
+            .build();
+        assert!(slash.is_err());
+    }
+
+    #[test]
+    fn edit_guards_git_and_host_control() {
+        let (_d, root) = scratch();
+        fs::write(root.join("proj/.env"), "K=V").unwrap();
+        let c = builder(&root, Profile::Edit).build().unwrap();
+        let p = |s: &str| root.join("proj").join(s);
+        let has = |path: PathBuf, placeholder: bool| {
+            c.guards()
+                .iter()
+                .any(|g| g.path == path && g.placeholder == placeholder)
+        };
+        assert!(has(p(".git/config"), false));
+        assert!(has(p(".git/hooks"), false));
+        assert!(has(p(".git/info"), true));
+        assert!(has(p(".claude"), true));
+        assert!(c.pins.contains(&p(".git")));
+        assert!(c.pins.contains(&root.join("proj")));
+        assert!(c.hidden().iter().any(|h| h.path == p(".env")));
+        assert!(c.notes().iter().any(|n| n.contains(".mcp.json")));
+    }
+
+    #[test]
+    fn symlinked_protected_path_is_refused() {
+        let (_d, root) = scratch();
+        std::os::unix::fs::symlink(root.join("home"), root.join("proj/.claude")).unwrap();
+        let r = builder(&root, Profile::Edit).build();
+        assert!(matches!(r, Err(SandboxError::Plan(m)) if m.contains("symlink")));
+    }
+
+    #[test]
+    fn read_profile_guards_a_project_inside_temp() {
+        let (_d, root) = scratch();
+        fs::create_dir_all(root.join("tmp/proj")).unwrap();
+        let c = Confinement::builder(Profile::Read, root.join("tmp/proj"))
+            .home(root.join("home"))
+            .temp_dir(root.join("tmp"))
+            .build()
+            .unwrap();
+        assert!(c
+            .guards()
+            .iter()
+            .any(|g| g.path == root.join("tmp/proj") && g.kind == Kind::Dir));
+    }
+}

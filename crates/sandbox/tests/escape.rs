@@ -1,0 +1,836 @@
+//! Escape tests: real processes under the real sandbox (the `sandbox` example
+//! binary), in a scratch tree, judged by marker files and by what the
+//! attempts printed. Each attempt that must fail inside is also shown to work
+//! outside (or with the grant), so a test cannot pass because the attempt was
+//! broken.
+//!
+//! When the kernel cannot confine, every test prints "SKIPPED: …" and returns;
+//! with `SHELLGATE_REQUIRE_SANDBOX=1` it fails instead.
+#![cfg(target_os = "linux")]
+
+use std::fs;
+use std::io::{Read, Write};
+use std::net::{TcpListener, UdpSocket};
+use std::os::unix::net::UnixListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+const SECRET_SSH: &str = "SECRET-SSH-KEY-3141";
+const SECRET_ENV: &str = "SECRET-DOTENV-2718";
+const SECRET_GATE: &str = "SECRET-GATE-1618";
+const ORDINARY: &str = "ORDINARY-NOTE-1414";
+
+fn require_sandbox() -> bool {
+    match shellgate_sandbox::support() {
+        Ok(_) => true,
+        Err(e) => {
+            if std::env::var_os("SHELLGATE_REQUIRE_SANDBOX").is_some() {
+                panic!("the kernel cannot confine and SHELLGATE_REQUIRE_SANDBOX is set: {e}");
+            }
+            eprintln!("SKIPPED: the kernel cannot confine here: {e}");
+            false
+        }
+    }
+}
+
+/// The example binaries, built once (a no-op when `cargo test` built them).
+fn examples_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().expect("test executable path");
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("target/<profile>")
+            .to_path_buf();
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.args(["build", "--quiet", "-p", "shellgate-sandbox", "--examples"]);
+        if profile_dir.file_name().is_some_and(|n| n == "release") {
+            cmd.arg("--release");
+        }
+        let st = cmd.status().expect("running cargo build --examples");
+        assert!(st.success(), "building the example binaries failed");
+        profile_dir.join("examples")
+    })
+}
+
+fn sandbox_bin() -> PathBuf {
+    examples_dir().join("sandbox")
+}
+
+fn probe_bin() -> PathBuf {
+    examples_dir().join("escape_probe")
+}
+
+struct Scratch {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+    proj: PathBuf,
+    tmp: PathBuf,
+}
+
+impl Scratch {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = fs::canonicalize(dir.path()).expect("canonical tempdir");
+        let home = root.join("home");
+        let proj = root.join("project");
+        let tmp = root.join("tmp");
+        for d in [
+            "home/.ssh",
+            "home/.aws",
+            "home/.shellgate/config",
+            "home/.cargo/registry",
+            "etc",
+            "sibling",
+            "tmp",
+            "project/src",
+            "project/.git/hooks",
+            "project/.git/objects",
+            "project/.git/refs",
+        ] {
+            fs::create_dir_all(root.join(d)).expect("mkdir");
+        }
+        let w = |p: &str, s: &str| fs::write(root.join(p), s).expect("write");
+        w("home/.ssh/id_rsa", SECRET_SSH);
+        w("home/.aws/credentials", SECRET_SSH);
+        w("home/notes.txt", ORDINARY);
+        w("home/.cargo/config.toml", "[build]\n");
+        w("home/.shellgate/config/tool-approvals.json", SECRET_GATE);
+        w("etc/hostname", ORDINARY);
+        w("outside.txt", "OUTSIDE\n");
+        w("project/src/main.rs", "fn main() {}\n");
+        w("project/.env", SECRET_ENV);
+        w("project/.git/HEAD", "ref: refs/heads/main\n");
+        w(
+            "project/.git/config",
+            "[core]\n\trepositoryformatversion = 0\n",
+        );
+        Scratch {
+            _dir: dir,
+            root,
+            home,
+            proj,
+            tmp,
+        }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    fn command(&self, profile: &str, extra: &[&str], argv: &[&str]) -> Command {
+        let mut c = Command::new(sandbox_bin());
+        c.arg("--project-dir")
+            .arg(&self.proj)
+            .args(["--session", "s1", "--profile", profile])
+            .args(extra)
+            .arg("--")
+            .args(argv)
+            .current_dir(&self.proj)
+            .env_clear()
+            .env("HOME", &self.home)
+            .env("SHELLGATE_HOME", self.home.join(".shellgate"))
+            .env("TMPDIR", &self.tmp)
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+        c
+    }
+
+    /// Runs `sh -c script` under the sandbox.
+    fn sh(&self, profile: &str, script: &str) -> Output {
+        self.sh_with(profile, &[], script)
+    }
+
+    fn sh_with(&self, profile: &str, extra: &[&str], script: &str) -> Output {
+        self.command(profile, extra, &["sh", "-c", script])
+            .output()
+            .expect("running the sandbox")
+    }
+
+    /// Runs the escape probe under the sandbox.
+    fn probe(&self, profile: &str, extra: &[&str], args: &[&str]) -> Output {
+        let bin = probe_bin();
+        let mut argv = vec![bin.to_str().expect("utf-8 path")];
+        argv.extend_from_slice(args);
+        self.command(profile, extra, &argv)
+            .output()
+            .expect("running the probe")
+    }
+}
+
+fn probe_outside(args: &[&str]) -> Output {
+    Command::new(probe_bin())
+        .args(args)
+        .output()
+        .expect("running the probe")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn assert_probe_denied(o: &Output, what: &str) {
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{what} was not denied: {} {}",
+        stdout(o),
+        stderr(o)
+    );
+    assert!(stdout(o).starts_with("denied:"), "{what}: {}", stdout(o));
+}
+
+fn assert_probe_ok(o: &Output, what: &str) {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{what} did not work: {} {}",
+        stdout(o),
+        stderr(o)
+    );
+}
+
+fn read(p: &Path) -> String {
+    fs::read_to_string(p).unwrap_or_default()
+}
+
+struct Sleeper(Child);
+impl Sleeper {
+    fn new() -> Self {
+        Sleeper(Command::new("sleep").arg("60").spawn().expect("sleep"))
+    }
+    fn pid(&self) -> String {
+        self.0.id().to_string()
+    }
+    fn alive(&mut self) -> bool {
+        matches!(self.0.try_wait(), Ok(None))
+    }
+}
+impl Drop for Sleeper {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+// --- file system: writes ----------------------------------------------------
+
+#[test]
+fn write_inside_project_succeeds_and_outside_fails() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    use std::os::unix::fs::PermissionsExt;
+    let mode_before = fs::metadata(s.path("outside.txt"))
+        .expect("stat")
+        .permissions()
+        .mode();
+    let o = s.sh(
+        "edit",
+        "echo made > src/new.txt; sed -i 's/main/main2/' src/main.rs; \
+         echo x > \"$HOME/planted\"; echo x > ../etc/planted; echo x > ../sibling/planted; \
+         echo x > ../planted; echo x >> ../outside.txt; echo x > \"$TMPDIR/t\"; \
+         echo x > \"$HOME/.shellgate/sessions/s1/scratch\"; \
+         chmod 666 ../outside.txt; touch -d 2001-01-01 ../outside.txt; chmod +x src/main.rs; true",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(read(&s.path("project/src/new.txt")), "made\n");
+    assert_eq!(read(&s.path("project/src/main.rs")), "fn main2() {}\n");
+    for p in ["home/planted", "etc/planted", "sibling/planted", "planted"] {
+        assert!(!s.path(p).exists(), "{p} was written");
+    }
+    assert_eq!(read(&s.path("outside.txt")), "OUTSIDE\n");
+    // metadata (which Landlock does not govern) is read-only outside too
+    let meta = fs::metadata(s.path("outside.txt")).expect("stat");
+    assert_eq!(meta.permissions().mode(), mode_before);
+    assert!(
+        meta.modified().expect("mtime")
+            > std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000)
+    );
+    let main = fs::metadata(s.path("project/src/main.rs")).expect("stat");
+    assert_eq!(
+        main.permissions().mode() & 0o111,
+        0o111,
+        "chmod inside the project must work"
+    );
+    assert!(s.tmp.join("t").exists(), "temp dir not writable");
+    assert!(
+        s.path("home/.shellgate/sessions/s1/scratch").exists(),
+        "session dir not writable"
+    );
+    let err = stderr(&o);
+    assert!(
+        err.contains("Read-only file system") || err.contains("Permission denied"),
+        "{err}"
+    );
+}
+
+#[test]
+fn git_hooks_config_and_host_settings_are_read_only() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let before = read(&s.path("project/.git/config"));
+    let o = s.sh(
+        "build",
+        "echo evil > .git/hooks/pre-commit; git config core.fsmonitor evil 2>/dev/null; \
+         echo '[core]' >> .git/config; echo x > .git/info/exclude; \
+         mkdir -p .claude && echo '{\"hooks\":1}' > .claude/settings.json; \
+         echo x > .codex/config.toml; echo x > .gemini/settings.json; \
+         echo objects-ok > .git/objects/ok; true",
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!s.path("project/.git/hooks/pre-commit").exists());
+    assert_eq!(read(&s.path("project/.git/config")), before);
+    assert!(!s.path("project/.git/info/exclude").exists());
+    assert!(!s.path("project/.claude/settings.json").exists());
+    assert!(!s.path("project/.codex/config.toml").exists());
+    assert!(!s.path("project/.gemini/settings.json").exists());
+    // the rest of .git stays writable (commits need it)
+    assert_eq!(read(&s.path("project/.git/objects/ok")), "objects-ok\n");
+    assert!(
+        stderr(&o).contains("Read-only file system"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn git_hooks_that_do_not_exist_yet_cannot_be_created() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    fs::remove_dir(s.path("project/.git/hooks")).expect("rm hooks");
+    let o = s.sh(
+        "edit",
+        "mkdir -p .git/hooks; echo evil > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; \
+         rmdir .git/hooks; mkdir .git/hooks; echo evil > .git/hooks/post-checkout; true",
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!s.path("project/.git/hooks/pre-commit").exists());
+    assert!(!s.path("project/.git/hooks/post-checkout").exists());
+    // what remains is the empty placeholder directory
+    let hooks = s.path("project/.git/hooks");
+    assert!(hooks.is_dir());
+    assert_eq!(fs::read_dir(&hooks).expect("hooks").count(), 0);
+}
+
+#[test]
+fn git_indirections_are_read_only_too() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    // core.hooksPath naming a directory that does not exist yet, a submodule's
+    // git directory, and a worktree whose .git is a file
+    fs::write(
+        s.path("project/.git/config"),
+        "[core]\n\trepositoryformatversion = 0\n\thooksPath = tools/hooks\n",
+    )
+    .expect("config");
+    fs::create_dir_all(s.path("project/.git/modules/libs/sub/hooks")).expect("modules");
+    fs::write(s.path("project/.git/modules/libs/sub/HEAD"), "ref: x\n").expect("HEAD");
+    fs::write(s.path("project/.git/modules/libs/sub/config"), "[core]\n").expect("config");
+    fs::create_dir_all(s.path("sibling/wt")).expect("wt");
+    fs::write(s.path("sibling/wt/.git"), "gitdir: /somewhere\n").expect("gitfile");
+    let o = s.sh_with(
+        "edit",
+        &["--writable", s.path("sibling/wt").to_str().expect("utf-8")],
+        "mkdir -p tools/hooks; echo evil > tools/hooks/pre-commit; \
+         echo evil > .git/modules/libs/sub/hooks/pre-commit; \
+         echo '[core]' >> .git/modules/libs/sub/config; mv .git/modules/libs .git/modules/x; \
+         echo 'gitdir: /tmp/evil' > ../sibling/wt/.git; echo ok > ../sibling/wt/file; true",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!s.path("project/tools/hooks/pre-commit").exists());
+    assert!(!s
+        .path("project/.git/modules/libs/sub/hooks/pre-commit")
+        .exists());
+    assert_eq!(
+        read(&s.path("project/.git/modules/libs/sub/config")),
+        "[core]\n"
+    );
+    assert!(!s.path("project/.git/modules/x").exists());
+    assert_eq!(read(&s.path("sibling/wt/.git")), "gitdir: /somewhere\n");
+    // the extra writable directory is writable otherwise
+    assert_eq!(read(&s.path("sibling/wt/file")), "ok\n");
+}
+
+#[test]
+fn moving_protected_directories_away_fails() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let o = s.sh(
+        "edit",
+        "mv .git/hooks .git/hooks.old; mv .git .git.old; rm -rf .git/hooks; \
+         mv .claude claude.old; mv . ../moved; \
+         mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit; true",
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!s.path("project/.git/hooks.old").exists());
+    assert!(!s.path("project/.git.old").exists());
+    assert!(!s.path("project/claude.old").exists());
+    assert!(!s.path("moved").exists());
+    assert!(s.path("project/.git/config").exists());
+    assert!(!s.path("project/.git/hooks/pre-commit").exists());
+    assert!(stderr(&o).contains("busy"), "{}", stderr(&o));
+}
+
+#[test]
+fn symlinks_leading_out_do_not_write() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    std::os::unix::fs::symlink(s.path("outside.txt"), s.path("project/pre-existing-link"))
+        .expect("symlink");
+    std::os::unix::fs::symlink(s.path("sibling"), s.path("project/sibling-link")).expect("symlink");
+    let o = s.sh(
+        "edit",
+        "echo x >> pre-existing-link; echo x > sibling-link/planted; \
+         ln -s ../outside.txt made-link && echo x >> made-link; \
+         ln -s .git/hooks hooks-link && echo evil > hooks-link/pre-commit; \
+         ln -s \"$HOME\" home-link && echo x > home-link/planted; true",
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(read(&s.path("outside.txt")), "OUTSIDE\n");
+    assert!(!s.path("sibling/planted").exists());
+    assert!(!s.path("home/planted").exists());
+    assert!(!s.path("project/.git/hooks/pre-commit").exists());
+}
+
+#[test]
+fn hard_links_to_files_outside_or_protected_fail() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let o = s.sh(
+        "edit",
+        "ln ../outside.txt hl-out && echo x >> hl-out; \
+         ln .git/config hl-config && echo '[core]' >> hl-config; \
+         ln \"$HOME/.cargo/config.toml\" hl-cargo && echo x >> hl-cargo; \
+         ln src/main.rs src/inner-link && echo ok-inside; true",
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(read(&s.path("outside.txt")), "OUTSIDE\n");
+    assert!(!s.path("project/hl-out").exists());
+    assert!(!s.path("project/hl-config").exists());
+    assert!(!s.path("project/hl-cargo").exists());
+    assert_eq!(read(&s.path("home/.cargo/config.toml")), "[build]\n");
+    // a link inside the project is fine
+    assert!(stdout(&o).contains("ok-inside"), "{}", stderr(&o));
+}
+
+#[test]
+fn proc_self_and_proc_pid_tricks_fail() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let outside = Sleeper::new();
+    let pid = outside.pid();
+    let script = format!(
+        "exec 3<.git/hooks; echo evil > /proc/self/fd/3/pre-commit; \
+         echo x > /proc/self/root{sib}/planted-root; \
+         echo x > /proc/{pid}/root{sib}/planted-pid; \
+         echo x > /proc/{pid}/cwd/planted-cwd; \
+         cat /proc/{pid}/environ > /dev/null && echo environ-read; \
+         cat /proc/{pid}/root{home}/.ssh/id_rsa; true",
+        sib = s.path("sibling").display(),
+        home = s.home.display(),
+    );
+    let o = s.sh("edit", &script);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!s.path("project/.git/hooks/pre-commit").exists());
+    assert!(!s.path("sibling/planted-root").exists());
+    assert!(!s.path("sibling/planted-pid").exists());
+    assert!(!stdout(&o).contains("environ-read"));
+    assert!(!stdout(&o).contains(SECRET_SSH));
+    let cwd_of_test = std::env::current_dir().expect("cwd");
+    assert!(!cwd_of_test.join("planted-cwd").exists());
+}
+
+#[test]
+fn inherited_directory_descriptors_are_not_passed_through() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    // fd 3 is opened by an outer shell before the sandbox starts
+    let sandbox = sandbox_bin();
+    let outer = format!(
+        "exec 3<\"{proj}/.git\"; exec \"{bin}\" --project-dir \"{proj}\" --profile edit -- \
+         sh -c 'echo evil > /proc/self/fd/3/hooks/pre-commit; ls /proc/self/fd/3 >/dev/null 2>&1 && echo fd3-open; true'",
+        proj = s.proj.display(),
+        bin = sandbox.display()
+    );
+    let o = Command::new("sh")
+        .args(["-c", &outer])
+        .env("HOME", &s.home)
+        .env("TMPDIR", &s.tmp)
+        .output()
+        .expect("sh");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("fd3-open"));
+    assert!(!s.path("project/.git/hooks/pre-commit").exists());
+    // a directory on standard input is refused outright
+    let o = s
+        .command("edit", &[], &["true"])
+        .stdin(fs::File::open(&s.proj).expect("open dir"))
+        .output()
+        .expect("sandbox");
+    assert_eq!(o.status.code(), Some(125), "{}", stderr(&o));
+}
+
+// --- file system: reads -----------------------------------------------------
+
+#[test]
+fn secrets_are_unreadable_ordinary_files_are_readable() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let o = s.sh(
+        "read",
+        "cat \"$HOME/.ssh/id_rsa\" \"$HOME/.aws/credentials\" .env \
+         \"$HOME/.shellgate/config/tool-approvals.json\"; \
+         cat \"$HOME/notes.txt\" ../etc/hostname; head -c 4 /etc/os-release; true",
+    );
+    let out = stdout(&o);
+    assert!(!out.contains(SECRET_SSH), "{out}");
+    assert!(!out.contains(SECRET_ENV), "{out}");
+    assert!(!out.contains(SECRET_GATE), "{out}");
+    assert_eq!(out.matches(ORDINARY).count(), 2, "{out} {}", stderr(&o));
+    // and the secrets are still there, unchanged, outside
+    assert_eq!(read(&s.path("home/.ssh/id_rsa")), SECRET_SSH);
+    assert_eq!(read(&s.path("project/.env")), SECRET_ENV);
+}
+
+#[test]
+fn read_profile_writes_nothing_in_the_project() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let o = s.sh(
+        "read",
+        "echo x > src/new.txt; echo x >> src/main.rs; rm src/main.rs; mkdir newdir; \
+         echo x > \"$TMPDIR/t\"; echo x > /dev/null && echo devnull-ok",
+    );
+    assert!(stdout(&o).contains("devnull-ok"));
+    assert!(!s.path("project/src/new.txt").exists());
+    assert!(!s.path("project/newdir").exists());
+    assert_eq!(read(&s.path("project/src/main.rs")), "fn main() {}\n");
+    assert!(s.tmp.join("t").exists(), "temp dir must stay writable");
+}
+
+#[test]
+fn build_profile_writes_caches_but_not_their_config() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let o = s.sh(
+        "build",
+        "echo x > \"$HOME/.cargo/registry/cached\"; echo x >> \"$HOME/.cargo/config.toml\"; true",
+    );
+    assert_eq!(o.status.code(), Some(0));
+    assert!(s.path("home/.cargo/registry/cached").exists());
+    assert_eq!(read(&s.path("home/.cargo/config.toml")), "[build]\n");
+    // edit does not get the caches
+    let o = s.sh("edit", "echo x > \"$HOME/.cargo/registry/edit\"; true");
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!s.path("home/.cargo/registry/edit").exists());
+}
+
+// --- network ----------------------------------------------------------------
+
+#[test]
+fn tcp_to_a_host_listener_fails_unless_granted() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let addr = listener.local_addr().expect("addr").to_string();
+    let accepted = |l: &TcpListener| -> bool {
+        for _ in 0..20 {
+            if let Ok((mut c, _)) = l.accept() {
+                let mut buf = String::new();
+                let _ = c.set_read_timeout(Some(Duration::from_secs(1)));
+                let _ = c.read_to_string(&mut buf);
+                return buf.contains("probe");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    };
+    let o = s.probe("build", &[], &["tcp", &addr]);
+    assert_probe_denied(&o, "tcp connect");
+    assert!(!accepted(&listener));
+    let o = s.probe("build", &["--network"], &["tcp", &addr]);
+    assert_probe_ok(&o, "tcp connect with --network");
+    assert!(accepted(&listener));
+}
+
+#[test]
+fn udp_to_a_host_socket_fails_unless_granted() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let sock = UdpSocket::bind("127.0.0.1:0").expect("bind");
+    sock.set_read_timeout(Some(Duration::from_millis(700)))
+        .expect("timeout");
+    let addr = sock.local_addr().expect("addr").to_string();
+    let received = |u: &UdpSocket| {
+        let mut buf = [0u8; 16];
+        matches!(u.recv_from(&mut buf), Ok((n, _)) if &buf[..n] == b"probe")
+    };
+    let _ = s.probe("build", &[], &["udp", &addr]);
+    assert!(!received(&sock), "a datagram left the sandbox");
+    let o = s.probe("build", &["--network"], &["udp", &addr]);
+    assert_probe_ok(&o, "udp with --network");
+    assert!(received(&sock));
+}
+
+#[test]
+fn unix_sockets_of_host_daemons_stay_closed_even_with_network() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let path = s.path("daemon.sock");
+    let listener = UnixListener::bind(&path).expect("bind unix");
+    let p = path.to_str().expect("utf-8");
+    assert_probe_ok(&probe_outside(&["unix", p]), "unix connect outside");
+    let _ = listener.accept();
+    assert_probe_denied(&s.probe("build", &[], &["unix", p]), "unix connect");
+    assert_probe_denied(
+        &s.probe("build", &["--network"], &["unix", p]),
+        "unix connect with --network",
+    );
+    // the socket in the writable temp dir is no way around it
+    let tpath = s.tmp.join("d.sock");
+    let _l2 = UnixListener::bind(&tpath).expect("bind unix in tmp");
+    assert_probe_denied(
+        &s.probe("edit", &[], &["unix", tpath.to_str().expect("utf-8")]),
+        "unix connect in temp",
+    );
+}
+
+// --- processes --------------------------------------------------------------
+
+#[test]
+fn ptrace_and_signals_to_outside_processes_fail() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let mut target = Sleeper::new();
+    let pid = target.pid();
+    assert_probe_denied(&s.probe("edit", &[], &["ptrace", &pid]), "ptrace attach");
+    assert_probe_denied(&s.probe("edit", &[], &["kill", &pid]), "kill");
+    let o = s.sh("edit", &format!("kill -9 {pid}; kill -9 -1; true"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(target.alive(), "a process outside was killed");
+    // control: the same probe works outside the sandbox
+    let mut other = Sleeper::new();
+    assert_probe_ok(&probe_outside(&["ptrace", &other.pid()]), "ptrace outside");
+    assert!(other.alive());
+}
+
+#[test]
+fn terminal_injection_io_uring_and_keyrings_are_refused() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    for what in ["tiocsti", "io_uring", "keyctl"] {
+        assert_probe_ok(&probe_outside(&[what]), &format!("{what} outside"));
+        assert_probe_denied(&s.probe("build", &["--network"], &[what]), what);
+    }
+}
+
+// --- failing closed -----------------------------------------------------------
+
+#[test]
+fn refusals_exit_125_with_a_reason() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    // a shallow project directory
+    let o = Command::new(sandbox_bin())
+        .args(["--project-dir"])
+        .arg(&s.home)
+        .args(["--", "true"])
+        .env("HOME", &s.home)
+        .env("TMPDIR", &s.tmp)
+        .output()
+        .expect("sandbox");
+    assert_eq!(o.status.code(), Some(125));
+    assert!(stderr(&o).contains("too shallow"), "{}", stderr(&o));
+    // a protected path that is a symlink
+    std::os::unix::fs::symlink(s.path("sibling"), s.path("project/.claude")).expect("symlink");
+    let o = s.sh("edit", "true");
+    assert_eq!(o.status.code(), Some(125));
+    assert!(stderr(&o).contains("symlink"), "{}", stderr(&o));
+    fs::remove_file(s.path("project/.claude")).expect("rm");
+    // the kernel refusing a step: inside a sandbox, mounts are forbidden, so a
+    // nested sandbox cannot set itself up and must not run the command
+    let inner = format!(
+        "\"{}\" --project-dir \"{}\" --profile edit -- sh -c 'echo ran > nested-ran'",
+        sandbox_bin().display(),
+        s.proj.display()
+    );
+    let o = s.sh("edit", &format!("{inner}; echo \"inner=$?\""));
+    assert!(
+        stdout(&o).contains("inner=125"),
+        "{} {}",
+        stdout(&o),
+        stderr(&o)
+    );
+    assert!(!s.path("project/nested-ran").exists());
+    assert!(stderr(&o).contains("shellgate sandbox:"), "{}", stderr(&o));
+    // a missing command
+    let o = s.sh("edit", "exit 0");
+    assert_eq!(o.status.code(), Some(0));
+    let o = s
+        .command("edit", &[], &["definitely-not-a-command-xyz"])
+        .output()
+        .expect("run");
+    assert_eq!(o.status.code(), Some(127));
+}
+
+#[test]
+fn exit_status_and_stdio_pass_through() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let mut child = s
+        .command(
+            "edit",
+            &[],
+            &["sh", "-c", "read line; echo \"got $line\"; exit 7"],
+        )
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"hello\n")
+        .expect("write");
+    let o = child.wait_with_output().expect("wait");
+    assert_eq!(o.status.code(), Some(7));
+    assert_eq!(stdout(&o), "got hello\n");
+    // servers the command starts on its own loopback work without --network
+    let o = s.sh(
+        "edit",
+        "command -v python3 >/dev/null || { echo skip-no-python; exit 0; }; \
+         python3 -c 'import socket; l=socket.socket(); l.bind((\"127.0.0.1\",0)); l.listen(); \
+         c=socket.create_connection(l.getsockname()); print(\"loopback-ok\")'",
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains("loopback-ok") || out.contains("skip-no-python"),
+        "{out} {}",
+        stderr(&o)
+    );
+}
+
+// --- an unprivileged caller ---------------------------------------------------
+
+/// The tests above run as whoever runs `cargo test` (root on CI). Real users
+/// are not root: when the tests run as root, this one repeats the essentials
+/// as an unprivileged uid (via `setpriv`), where user namespaces are the
+/// unprivileged kind.
+#[test]
+fn unprivileged_caller_is_confined_too() {
+    if !require_sandbox() {
+        return;
+    }
+    // SAFETY: getuid cannot fail.
+    if unsafe { libc::getuid() } != 0 || Command::new("setpriv").arg("--version").output().is_err()
+    {
+        eprintln!("SKIPPED: needs root and setpriv to switch to an unprivileged uid");
+        return;
+    }
+    const UID: &str = "4242";
+    let s = Scratch::new();
+    let bin = s.path("bin");
+    fs::create_dir_all(&bin).expect("bin");
+    fs::copy(sandbox_bin(), bin.join("sandbox")).expect("copy");
+    fs::copy(probe_bin(), bin.join("escape_probe")).expect("copy");
+    let st = Command::new("chown")
+        .args(["-R", &format!("{UID}:{UID}")])
+        .arg(&s.root)
+        .status()
+        .expect("chown");
+    assert!(st.success());
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&s.root, fs::Permissions::from_mode(0o755)).expect("chmod");
+    let as_user = |argv: &[&str]| {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid", UID, "--regid", UID, "--clear-groups", "--"])
+            .args(argv)
+            .current_dir(&s.proj)
+            .env_clear()
+            .env("HOME", &s.home)
+            .env("TMPDIR", &s.tmp)
+            .env("PATH", "/usr/local/bin:/usr/bin:/bin");
+        c
+    };
+    let mut target = as_user(&["sleep", "60"]).spawn().expect("sleep");
+    let pid = target.id().to_string();
+    let probe = bin.join("escape_probe");
+    let probe = probe.to_str().expect("utf-8");
+    let script = format!(
+        "echo made > src/new.txt; echo x > ../sibling/planted; echo evil > .git/hooks/pre-commit; \
+         cat \"$HOME/.ssh/id_rsa\"; {probe} ptrace {pid}; {probe} kill {pid}; true"
+    );
+    let sandbox = bin.join("sandbox");
+    let o = as_user(&[
+        sandbox.to_str().expect("utf-8"),
+        "--session",
+        "s1",
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ])
+    .output()
+    .expect("sandbox");
+    let outside = as_user(&[probe, "ptrace", &pid]).output().expect("probe");
+    let alive = matches!(target.try_wait(), Ok(None));
+    let _ = target.kill();
+    let _ = target.wait();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(read(&s.path("project/src/new.txt")), "made\n");
+    assert!(!s.path("sibling/planted").exists());
+    assert!(!s.path("project/.git/hooks/pre-commit").exists());
+    let out = stdout(&o);
+    assert!(!out.contains(SECRET_SSH), "{out}");
+    assert_eq!(out.matches("denied:").count(), 2, "{out}");
+    assert!(alive, "the process outside was killed");
+    assert_probe_ok(&outside, "ptrace by the same user outside");
+}
