@@ -172,6 +172,46 @@ fn codex_trust_hash_matches_codex_0_169() {
     ));
 }
 
+/// Manual debugging: serve the mock until killed. `SHELLGATE_MOCK_COMMAND`
+/// (default `touch sg-marker-manual`), `SHELLGATE_MOCK_PORT_FILE` (the port
+/// is written there), `SHELLGATE_MOCK_LOG` (requests appended as JSON lines).
+#[test]
+#[ignore = "manual: serves the mock model server until killed"]
+fn mock_server_standalone() {
+    let cmd = std::env::var("SHELLGATE_MOCK_COMMAND")
+        .unwrap_or_else(|_| "touch sg-marker-manual".to_string());
+    let max = std::env::var("SHELLGATE_MOCK_MAX_TOOL_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let m = mock::MockServer::start_with(&cmd, max).expect("mock");
+    if let Ok(f) = std::env::var("SHELLGATE_MOCK_PORT_FILE") {
+        std::fs::write(f, m.port.to_string()).expect("port file");
+    }
+    println!("mock model server on 127.0.0.1:{}", m.port);
+    let log = std::env::var("SHELLGATE_MOCK_LOG").ok();
+    let mut seen = 0;
+    loop {
+        std::thread::sleep(Duration::from_millis(200));
+        let reqs = m.requests();
+        for r in reqs.iter().skip(seen) {
+            let line =
+                json!({"method": r.method, "path": r.path, "answered": r.answered, "body": r.body});
+            if let Some(path) = &log {
+                if let Ok(mut f) = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                {
+                    let _ = writeln!(f, "{line}");
+                }
+            }
+            println!("{} {} -> {}", r.method, r.path, r.answered);
+        }
+        seen = reqs.len();
+    }
+}
+
 // ----- the real hosts ----------------------------------------------------------
 
 fn workspace() -> PathBuf {
@@ -231,8 +271,19 @@ fn hosts_e2e() {
             return;
         }
         let exe = std::env::current_exe().expect("test binary");
+        // Root makes the namespace directly; anyone else through a user
+        // namespace where they are root.
+        let root = Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+        let flags: &[&str] = if root {
+            &["--net", "--"]
+        } else {
+            &["--map-root-user", "--net", "--"]
+        };
         let status = Command::new("unshare")
-            .args(["--net", "--"])
+            .args(flags)
             .arg(exe)
             .args([
                 "--exact",
@@ -297,6 +348,7 @@ fn hosts_e2e() {
     let mut installed = Vec::new();
     for host in [
         harness::Host::Claude,
+        harness::Host::ClaudeOld,
         harness::Host::Codex,
         harness::Host::Gemini,
     ] {

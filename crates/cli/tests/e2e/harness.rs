@@ -26,6 +26,7 @@ use super::mock::MockServer;
 /// Host versions the suite is pinned to (scripts/install-hosts.sh).
 pub const PINNED: &[(&str, &str)] = &[
     ("claude-code", "2.1.330"),
+    ("claude-code-2.1.197", "2.1.197"),
     ("codex", "0.169.0"),
     ("gemini", "0.61.0"),
 ];
@@ -33,14 +34,27 @@ pub const PINNED: &[(&str, &str)] = &[
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Host {
     Claude,
+    /// Claude Code 2.1.197: what `npm install` gives a user on node < 22.
+    ClaudeOld,
     Codex,
     Gemini,
 }
 
 impl Host {
+    /// Case id prefix and directory under the hosts directory.
     pub fn name(self) -> &'static str {
         match self {
             Host::Claude => "claude-code",
+            Host::ClaudeOld => "claude-code-2.1.197",
+            Host::Codex => "codex",
+            Host::Gemini => "gemini",
+        }
+    }
+
+    /// The host name `shellgate install|hook` takes.
+    fn gate_name(self) -> &'static str {
+        match self {
+            Host::Claude | Host::ClaudeOld => "claude-code",
             Host::Codex => "codex",
             Host::Gemini => "gemini",
         }
@@ -48,7 +62,7 @@ impl Host {
 
     fn exe(self, hosts_dir: &Path) -> PathBuf {
         let bin = match self {
-            Host::Claude => "claude",
+            Host::Claude | Host::ClaudeOld => "claude",
             Host::Codex => "codex",
             Host::Gemini => "gemini",
         };
@@ -62,7 +76,7 @@ impl Host {
     /// The host's configuration file holding the hooks.
     fn hook_config(self, home: &Path) -> PathBuf {
         match self {
-            Host::Claude => home.join(".claude").join("settings.json"),
+            Host::Claude | Host::ClaudeOld => home.join(".claude").join("settings.json"),
             Host::Gemini => home.join(".gemini").join("settings.json"),
             Host::Codex => home.join(".codex").join("hooks.json"),
         }
@@ -71,7 +85,7 @@ impl Host {
     /// Events the host can send to a hook command.
     fn all_events(self) -> &'static [&'static str] {
         match self {
-            Host::Claude => &[
+            Host::Claude | Host::ClaudeOld => &[
                 "PreToolUse",
                 "PostToolUse",
                 "PostToolUseFailure",
@@ -225,12 +239,33 @@ impl Expect {
     }
 }
 
+/// A change the harness makes after the plain install.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// The configuration exactly as `shellgate install` wrote it.
+    Plain,
+    /// Codex: the hooks' trust recorded the way Codex's `/hooks` screen
+    /// does (what a fixed `install codex` must do).
+    Trust,
+    /// Claude Code: `onFailure` removed from the handler (does the host
+    /// block on a failing hook by default?).
+    NoOnFailure,
+}
+
+impl Variant {
+    fn suffix(self) -> &'static str {
+        match self {
+            Variant::Plain => "",
+            Variant::Trust => "+trust",
+            Variant::NoOnFailure => "+no-onfailure",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Case {
     pub host: Host,
-    /// Codex only: the harness records the hook's trust the way Codex's
-    /// `/hooks` screen does (what a fixed `install codex` must do).
-    pub trusted: bool,
+    pub variant: Variant,
     pub mode: Mode,
     pub scenario: Scenario,
 }
@@ -240,7 +275,7 @@ impl Case {
         format!(
             "{}{}/{}/{}",
             self.host.name(),
-            if self.trusted { "+trust" } else { "" },
+            self.variant.suffix(),
             self.mode.name(),
             self.scenario.name()
         )
@@ -384,9 +419,9 @@ fn shellgate(
 
 /// The host's own settings, written before `shellgate install` (which
 /// merges into them).
-fn preconfigure(host: Host, home: &Path, port: u16) -> Result<(), String> {
+fn preconfigure(host: Host, mode: Mode, home: &Path, port: u16) -> Result<(), String> {
     match host {
-        Host::Claude => write_json(
+        Host::Claude | Host::ClaudeOld => write_json(
             &home.join(".claude").join("settings.json"),
             &json!({"env": {"DISABLE_AUTOUPDATER": "1"}}),
         ),
@@ -397,6 +432,9 @@ fn preconfigure(host: Host, home: &Path, port: u16) -> Result<(), String> {
                 "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
                 "telemetry": {"enabled": false},
                 "privacy": {"usageStatisticsEnabled": false},
+                // Without --yolo, `-p` offers the shell tool only when the
+                // user allowed it ahead (the host's permission stays on).
+                "tools": if mode == Mode::On { json!({"allowed": ["run_shell_command"]}) } else { json!({}) },
             }),
         ),
         Host::Codex => write(
@@ -414,7 +452,7 @@ fn preconfigure(host: Host, home: &Path, port: u16) -> Result<(), String> {
 /// The event key in the host's hook configuration shellgate installs under.
 fn gate_event(host: Host) -> &'static str {
     match host {
-        Host::Claude | Host::Codex => "PreToolUse",
+        Host::Claude | Host::ClaudeOld | Host::Codex => "PreToolUse",
         Host::Gemini => "BeforeTool",
     }
 }
@@ -427,7 +465,7 @@ fn edit_gate_handler(
 ) -> Result<usize, String> {
     let path = host.hook_config(home);
     let mut doc = read_json(&path)?;
-    let needle = format!(" hook {}", host.name());
+    let needle = format!(" hook {}", host.gate_name());
     let mut n = 0;
     if let Some(groups) = doc
         .pointer_mut(&format!("/hooks/{}", gate_event(host)))
@@ -487,7 +525,7 @@ fn probe_script(dir: &Path, probe: Probe) -> String {
         Probe::Exit1 => "echo 'probe: failing with exit 1' >&2\nexit 1".to_string(),
         Probe::Exit2 => "echo 'probe: blocking with exit 2' >&2\nexit 2".to_string(),
         Probe::Signal => "kill -KILL $$\nexit 0".to_string(),
-        Probe::Timeout => "sleep 30\nexit 0".to_string(),
+        Probe::Timeout => "exec sleep 30".to_string(),
         Probe::NonJson => "echo 'this is not JSON'\nexit 0".to_string(),
     };
     format!(
@@ -590,7 +628,7 @@ fn host_command(s: &Settings, case: &Case, home: &Path, proj: &Path, port: u16) 
         .env("LANG", "C.UTF-8")
         .current_dir(proj);
     match case.host {
-        Host::Claude => {
+        Host::Claude | Host::ClaudeOld => {
             c.env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{port}"))
                 .env("ANTHROPIC_API_KEY", "sk-ant-mock-key")
                 .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
@@ -694,8 +732,8 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
 
     let mock =
         MockServer::start(&case.scenario.command()).map_err(|e| format!("mock server: {e}"))?;
-    preconfigure(case.host, &home, mock.port)?;
-    shellgate(s, &home, &proj, &["install", case.host.name()], &log)?;
+    preconfigure(case.host, case.mode, &home, mock.port)?;
+    shellgate(s, &home, &proj, &["install", case.host.gate_name()], &log)?;
 
     match case.scenario {
         Scenario::Allow | Scenario::Events => {
@@ -737,8 +775,12 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
             write(&script, &probe_script(&dir, p))?;
             let cmd = format!("/bin/sh {}", script.display());
             let host = case.host;
+            let drop_on_failure = case.variant == Variant::NoOnFailure;
             edit_gate_handler(case.host, &home, &move |h| {
                 h.insert("command".into(), json!(cmd));
+                if drop_on_failure {
+                    h.remove("onFailure");
+                }
                 if p == Probe::Timeout {
                     let t = if host == Host::Gemini { 2000 } else { 2 };
                     h.insert("timeout".into(), json!(t));
@@ -756,7 +798,7 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
         let codex = case.host.exe(&s.hosts_dir);
         let env = codex_env(s, &home);
         let mut written = Vec::new();
-        if case.trusted {
+        if case.variant == Variant::Trust {
             written = codex_trust_all(&home)?;
         }
         match codex_hooks_list(&codex, &env, &proj) {
@@ -815,7 +857,14 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
     let mut child = cmd
         .spawn()
         .map_err(|e| format!("spawn {}: {e}", case.host.name()))?;
-    let (code, timed_out) = wait_deadline(&mut child, s.run_timeout);
+    // An ask must end quickly (a normal run takes seconds): a shorter
+    // deadline keeps a hanging host from costing the whole budget.
+    let deadline = if case.scenario == Scenario::Ask {
+        s.run_timeout.min(Duration::from_secs(45))
+    } else {
+        s.run_timeout
+    };
+    let (code, timed_out) = wait_deadline(&mut child, deadline);
     out.secs = start.elapsed().as_secs_f64();
     out.exit = code;
     out.timed_out = timed_out;
@@ -874,28 +923,33 @@ pub fn cases(full: bool) -> Vec<Case> {
         }
     }
     let mut out = Vec::new();
-    for (host, trusted) in [
-        (Host::Claude, false),
-        (Host::Codex, false),
-        (Host::Codex, true),
-        (Host::Gemini, false),
+    for (host, variant) in [
+        (Host::Claude, Variant::Plain),
+        (Host::Claude, Variant::NoOnFailure),
+        (Host::ClaudeOld, Variant::Plain),
+        (Host::Codex, Variant::Plain),
+        (Host::Codex, Variant::Trust),
+        (Host::Gemini, Variant::Plain),
     ] {
         for mode in [Mode::On, Mode::Bypass] {
             for sc in &scen {
-                // Probes and event logs of an untrusted Codex hook say
-                // nothing: Codex skips the hook.
-                if host == Host::Codex
-                    && !trusted
-                    && matches!(sc, Scenario::Probe(_) | Scenario::Events)
-                {
-                    continue;
+                let probe = matches!(sc, Scenario::Probe(_));
+                let keep = match (host, variant) {
+                    // An untrusted Codex hook is skipped: probes and event
+                    // logs would say nothing.
+                    (Host::Codex, Variant::Plain) => !probe && *sc != Scenario::Events,
+                    // Without onFailure only the failure probes matter.
+                    (_, Variant::NoOnFailure) => probe && *sc != Scenario::Probe(Probe::Exit2),
+                    _ => true,
+                };
+                if keep {
+                    out.push(Case {
+                        host,
+                        variant,
+                        mode,
+                        scenario: *sc,
+                    });
                 }
-                out.push(Case {
-                    host,
-                    trusted,
-                    mode,
-                    scenario: *sc,
-                });
             }
         }
     }
