@@ -23,4 +23,4 @@ fi
 hosts_dir=${SHELLGATE_E2E_HOSTS_DIR:-target/hosts}
 bash scripts/install-hosts.sh "$hosts_dir"
 SHELLGATE_E2E_HOSTS_DIR=$(cd "$hosts_dir" && pwd) SHELLGATE_E2E_SCOPE=$scope \
-  cargo test --release -p shellgate --test hosts_e2e -- --ignored --nocapture --test-threads=1
+  cargo test --release -p shellgate --test hosts_e2e -- --ignored --exact hosts_e2e --nocapture --test-threads=1

@@ -4,7 +4,7 @@
 //! loopback, after a plain `shellgate install <host>`.
 //!
 //! Run: `scripts/e2e-hosts.sh` (installs the hosts, then
-//! `cargo test --release -p shellgate --test hosts_e2e -- --ignored --nocapture`).
+//! `cargo test --release -p shellgate --test hosts_e2e -- --ignored --exact hosts_e2e --nocapture`).
 //!
 //! Environment:
 //! - `SHELLGATE_E2E_HOSTS_DIR`: where the hosts are (default `target/hosts`);
@@ -178,6 +178,12 @@ fn codex_trust_hash_matches_codex_0_169() {
 #[test]
 #[ignore = "manual: serves the mock model server until killed"]
 fn mock_server_standalone() {
+    // Never serve forever by accident (`cargo test -- --ignored` runs every
+    // ignored test): only when asked to.
+    if std::env::var_os("SHELLGATE_MOCK_PORT_FILE").is_none() {
+        println!("mock_server_standalone: set SHELLGATE_MOCK_PORT_FILE to serve");
+        return;
+    }
     let cmd = std::env::var("SHELLGATE_MOCK_COMMAND")
         .unwrap_or_else(|_| "touch sg-marker-manual".to_string());
     let max = std::env::var("SHELLGATE_MOCK_MAX_TOOL_CALLS")
