@@ -298,3 +298,25 @@ fn decision_cases() {
 fn adversarial_cases() {
     run_file(ADVERSARIAL, &["adv-"]);
 }
+
+/// Our own red-team findings and must-allow neighbours, one file per class
+/// (`tests/conformance/redteam/<class>.jsonl`, same case shape).
+#[test]
+fn redteam_cases() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/redteam");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("redteam case directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    let mut text = String::new();
+    for f in &files {
+        text.push_str(&std::fs::read_to_string(f).expect("readable case file"));
+        text.push('\n');
+    }
+    if text.trim().is_empty() {
+        return;
+    }
+    run_file(&text, &[""]);
+}
