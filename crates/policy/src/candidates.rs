@@ -5,8 +5,10 @@ use shellgate_shell::analyze::Invocation;
 use shellgate_shell::pathlike::{is_anchored, is_path_like, is_url, name_value};
 use shellgate_shell::paths::{self, is_within, resolve};
 use shellgate_shell::syntax::RedirTarget;
-use shellgate_shell::verbs::{self, is_path_aware, is_side_effect};
+use shellgate_shell::verbs::{is_path_aware, is_side_effect};
 use shellgate_shell::word::{Seg, Word};
+
+use shellgate_programs::{Arity, Role};
 
 use crate::fs::Fs;
 
@@ -46,6 +48,9 @@ pub struct Touch {
     pub path: String,
     pub kind: TouchKind,
     pub scope: Scope,
+    /// What the program does with it, when the program model knows
+    /// (`None`: unknown, judged conservatively).
+    pub role: Option<Role>,
 }
 
 /// Candidates and touches of one simple command.
@@ -59,6 +64,9 @@ pub struct CommandCandidates {
     pub touches: Vec<Touch>,
     /// Redirect written to a non-exempt target.
     pub writes_redirect: bool,
+    /// The verb names what runs; when false no persistent option may be
+    /// offered for it (SPEC §15.8, §15.20).
+    pub named: bool,
 }
 
 /// Static value of a word, resolved as a path.
@@ -182,6 +190,103 @@ fn value_word(w: &Word) -> Option<Word> {
     None
 }
 
+/// A word of a command as the program model reads it.
+#[derive(Debug, Clone)]
+struct ModelWord {
+    word: Word,
+    role: Role,
+}
+
+/// The words the program model classifies (option values and operands,
+/// each with its role), and the argv indices it accounts for (options,
+/// values, subcommand words, `--`). Words it does not account for (unknown
+/// options and whatever follows them) are judged by the generic rules.
+fn model_words(inv: &Invocation) -> Option<(Vec<ModelWord>, Vec<usize>)> {
+    let r = inv.reading.as_ref()?;
+    let p = &r.parsed;
+    let mut covered: Vec<usize> = Vec::new();
+    let mut out: Vec<ModelWord> = Vec::new();
+    let word_at = |at: usize, offset: usize| -> Option<Word> {
+        let w = inv.argv.get(at + 1)?;
+        if offset == 0 {
+            return Some(w.clone());
+        }
+        match r.text(at) {
+            Some(t) => t
+                .get(offset..)
+                .map(|v| Word::static_text(v, w.start, w.glob)),
+            None => Some(w.clone()),
+        }
+    };
+    for &a in &p.sub_at {
+        covered.push(a + 1);
+    }
+    if let Some(d) = p.dashdash {
+        covered.push(d + 1);
+    }
+    for o in &p.opts {
+        covered.push(o.at + 1);
+        if let Some(v) = o.value {
+            covered.push(v.at + 1);
+            if let Some(w) = word_at(v.at, v.offset) {
+                out.push(ModelWord {
+                    word: w,
+                    role: o.opt.value,
+                });
+            }
+        } else if o.opt.arity != Arity::None && o.opt.value.is_path() {
+            // `-iSUFFIX`-style optional values given separately are not
+            // values: nothing to add.
+        }
+    }
+    let inplace = p.any_effect(shellgate_programs::fx::INPLACE);
+    for op in r.operands() {
+        covered.push(op.at + 1);
+        let role = if inplace && op.role == Role::Read {
+            Role::ReadWrite
+        } else {
+            op.role
+        };
+        if let Some(w) = inv.argv.get(op.at + 1) {
+            out.push(ModelWord {
+                word: w.clone(),
+                role,
+            });
+        }
+    }
+    // Words after an unknown option are not accounted for: its value may
+    // be any of them.
+    for pr in &p.problems {
+        if let shellgate_programs::Problem::Unknown { at, .. }
+        | shellgate_programs::Problem::Ambiguous { at, .. }
+        | shellgate_programs::Problem::UnknownSubcommand { at } = pr
+        {
+            covered.retain(|c| *c <= at + 1);
+            out.retain(|m| {
+                inv.argv
+                    .iter()
+                    .position(|w| w.start == m.word.start)
+                    .is_none_or(|i| i <= at + 1)
+            });
+            break;
+        }
+    }
+    Some((out, covered))
+}
+
+/// A word of a command line a runner runs counts as a path when it looks
+/// like one (the runner's program is judged by hard deny and its verb).
+fn argv_word_is_path(w: &Word, r: &Resolver) -> bool {
+    let v = w.lossy_value();
+    !v.starts_with('-')
+        && (is_path_like(&v, r.windows) || matches!(w.segs.first(), Some(Seg::Home)))
+}
+
+/// Roles whose words are paths the command touches.
+fn role_is_path(role: Role) -> bool {
+    role.is_path() && role != Role::Chdir
+}
+
 /// Compute the candidates of one invocation. Dynamic operands that cannot be
 /// scoped are reported in `reasons`.
 pub fn for_invocation(
@@ -189,7 +294,10 @@ pub fn for_invocation(
     r: &Resolver,
     reasons: &mut Vec<String>,
 ) -> Option<CommandCandidates> {
-    let verb = verbs::verb(&inv.argv)?;
+    let v = inv.verb()?;
+    // A command with an option or program text no grant covers names
+    // nothing that may be persisted (SPEC §15.12, §15.15).
+    let (verb, named) = (v.text, v.named && inv.uncovered.is_empty());
     let program = inv.program()?;
     let base = paths::basename(&program).to_ascii_lowercase();
     let cwd = inv.cwd.as_deref();
@@ -222,6 +330,7 @@ pub fn for_invocation(
                     path: res.path,
                     kind,
                     scope: res.scope,
+                    role: None,
                 });
             }
             Res::Path(None) => {
@@ -262,6 +371,7 @@ pub fn for_invocation(
                 path: c.to_string(),
                 kind: TouchKind::WorkingDir,
                 scope: Scope::Exact,
+                role: None,
             });
         }
         return Some(CommandCandidates {
@@ -270,24 +380,90 @@ pub fn for_invocation(
             side_effect,
             touches,
             writes_redirect,
+            named,
         });
     }
 
     // A per-command directory flag (`tar -C DIR`, `git -C DIR`…) names the
     // effective directory itself: it is an operand (extracting into it
     // writes below it), already resolved.
-    if !dir_flag_words(&base, &inv.argv).is_empty() {
+    let model = model_words(inv);
+    let chdir_flag = match &inv.reading {
+        Some(rd) => rd
+            .parsed
+            .opts
+            .iter()
+            .any(|o| !o.negated && o.opt.value == Role::Chdir && o.value.is_some()),
+        None => !dir_flag_words(&base, &inv.argv).is_empty(),
+    };
+    if chdir_flag {
         if let Some(c) = cwd {
             operand_dirs.push(c.to_string());
             touches.push(Touch {
                 path: c.to_string(),
                 kind: TouchKind::Operand,
                 scope: Scope::Exact,
+                role: Some(Role::Chdir),
             });
         }
     }
+    // The words to consider, each with its role when the model knows it.
+    let mut words: Vec<(Word, Option<Role>)> = Vec::new();
+    match &model {
+        Some((mw, covered)) => {
+            for m in mw {
+                // `NAME=value` operands (make variables, dd's `of=`) are
+                // judged by their value, as §5.2 says.
+                let assignment = matches!(m.role, Role::Text | Role::Any)
+                    && m.word.literal().is_some_and(|v| name_value(&v).is_some());
+                words.push((m.word.clone(), (!assignment).then_some(m.role)));
+            }
+            if path_aware {
+                // Flag arity never hides a word of a path-aware verb (§5.2):
+                // its generic operands count too (over-inclusion only adds
+                // directories).
+                for w in path_aware_operands(&base, &inv.argv) {
+                    let as_path = words.iter().any(|(x, r)| {
+                        x.start == w.start && x.raw == w.raw && r.is_none_or(role_is_path)
+                    });
+                    if !as_path {
+                        words.push((w, None));
+                    }
+                }
+            } else {
+                // Words the model does not account for: the generic rules.
+                for i in (1..inv.argv.len()).filter(|i| !covered.contains(i)) {
+                    words.push((inv.argv[i].clone(), None));
+                }
+            }
+        }
+        None => {
+            if path_aware {
+                for w in path_aware_operands(&base, &inv.argv) {
+                    words.push((w, None));
+                }
+            } else {
+                let skip = dir_flag_words(&base, &inv.argv);
+                for (i, w) in inv.argv.iter().enumerate().skip(1) {
+                    if !skip.contains(&i) {
+                        words.push((w.clone(), None));
+                    }
+                }
+            }
+        }
+    }
+    // Source order (§5.3): operands as written.
+    words.sort_by_key(|(w, _)| w.start);
     if path_aware {
-        for w in path_aware_operands(&base, &inv.argv) {
+        for (w, role) in words {
+            if let Some(role) = role {
+                if !role_is_path(role) && role != Role::Argv {
+                    continue;
+                }
+                if role == Role::Argv && !argv_word_is_path(&w, r) {
+                    continue;
+                }
+            }
             match r.resolve(&w, cwd) {
                 Res::Path(Some(res)) => {
                     if is_exempt(&res.path) {
@@ -298,6 +474,7 @@ pub fn for_invocation(
                         path: res.path,
                         kind: TouchKind::Operand,
                         scope: res.scope,
+                        role,
                     });
                 }
                 Res::Path(None) => {}
@@ -312,24 +489,41 @@ pub fn for_invocation(
         }
     } else {
         push_dir(&mut dirs, cwd.map(str::to_string));
-        let skip = dir_flag_words(&base, &inv.argv);
-        for (i, w) in inv.argv.iter().enumerate().skip(1) {
-            if skip.contains(&i) {
-                continue;
-            }
-            let candidate = if let Some(v) = value_word(w) {
-                v
-            } else if w.literal().is_some_and(|v| v.starts_with('-')) {
-                continue;
-            } else {
-                w.clone()
+        for (w, role) in words {
+            let candidate = match role {
+                // The model says what the word is: paths are paths whatever
+                // they look like; text is never a directory (§15.8).
+                Some(role) if role_is_path(role) => w,
+                Some(Role::Argv) => {
+                    if !argv_word_is_path(&w, r) {
+                        continue;
+                    }
+                    w
+                }
+                Some(_) => continue,
+                None => {
+                    if let Some(v) = value_word(&w) {
+                        v
+                    } else if w.literal().is_some_and(|v| v.starts_with('-')) {
+                        continue;
+                    } else {
+                        w
+                    }
+                }
             };
             if candidate.proc_subst {
                 continue;
             }
             let static_part = candidate.lossy_value();
             let home_start = matches!(candidate.segs.first(), Some(Seg::Home));
-            if !(is_path_like(&static_part, r.windows) || home_start) {
+            if role.is_none() && !(is_path_like(&static_part, r.windows) || home_start) {
+                continue;
+            }
+            if role.is_some()
+                && candidate
+                    .literal()
+                    .is_some_and(|v| v.is_empty() || v == "-")
+            {
                 continue;
             }
             if candidate.is_dynamic() && !home_start && candidate.expanded(r.home).is_none() {
@@ -341,6 +535,7 @@ pub fn for_invocation(
                             path: res.path,
                             kind: TouchKind::Operand,
                             scope: res.scope,
+                            role,
                         });
                     }
                     Res::Path(None) => {}
@@ -363,6 +558,7 @@ pub fn for_invocation(
                         path: res.path,
                         kind: TouchKind::Operand,
                         scope: res.scope,
+                        role,
                     });
                 }
                 Res::Path(None) => {}
@@ -381,6 +577,7 @@ pub fn for_invocation(
             path: c.to_string(),
             kind: TouchKind::WorkingDir,
             scope: Scope::Exact,
+            role: None,
         });
     }
     Some(CommandCandidates {
@@ -389,6 +586,7 @@ pub fn for_invocation(
         side_effect: false,
         touches,
         writes_redirect,
+        named,
     })
 }
 

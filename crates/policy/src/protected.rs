@@ -468,6 +468,7 @@ fn exact(t: &Touch) -> Touch {
         path: t.path.clone(),
         kind: t.kind,
         scope: Scope::Exact,
+        role: t.role,
     }
 }
 

@@ -6,6 +6,7 @@
 
 use crate::candidates::EXEMPT_DEVICES;
 use crate::model::Os;
+use shellgate_programs::judge;
 use shellgate_shell::analyze::Invocation;
 use shellgate_shell::syntax::RedirTarget;
 use shellgate_shell::verbs::git_skip_globals;
@@ -18,6 +19,8 @@ const WINDOWS: &str = include_str!("../data/safe-verbs.windows.json");
 #[derive(Debug, Clone)]
 pub struct SafeVerbs {
     entries: Vec<Vec<String>>,
+    /// Entries the user added (they apply to programs the model knows too).
+    user: Vec<Vec<String>>,
     case_insensitive: bool,
 }
 
@@ -33,9 +36,11 @@ impl SafeVerbs {
         let list: Vec<String> = serde_json::from_str(text).unwrap_or_default();
         let mut sv = SafeVerbs {
             entries: Vec::new(),
+            user: Vec::new(),
             case_insensitive: os.case_insensitive(),
         };
         sv.add(&list);
+        sv.user.clear();
         sv
     }
 
@@ -44,7 +49,10 @@ impl SafeVerbs {
         for v in verbs {
             let tokens: Vec<String> = v.split_whitespace().map(str::to_string).collect();
             if !tokens.is_empty() && !self.entries.contains(&tokens) {
-                self.entries.push(tokens);
+                self.entries.push(tokens.clone());
+            }
+            if !tokens.is_empty() && !self.user.contains(&tokens) {
+                self.user.push(tokens);
             }
         }
     }
@@ -61,10 +69,17 @@ impl SafeVerbs {
         }
     }
 
-    /// Whether the invocation qualifies as read-only: its argv starts with a
-    /// list entry's tokens, it passes that verb's argument rule, and it has
-    /// no write redirect except to an exempt device or fd.
+    /// Whether the invocation qualifies as read-only. A program the model
+    /// knows is judged by its spec (SPEC §8.1a, §15.1, §15.12): the argv
+    /// read as the program reads it must be one of its read-only forms, or
+    /// only `--help`/`--version` of a program found on `PATH`. Other
+    /// programs (and the user's own additions) match the list by token
+    /// prefix with the §8.1 argument rules. Never with a write redirect,
+    /// never a path-qualified program word.
     pub fn qualifies(&self, inv: &Invocation) -> bool {
+        if has_write_redirect(inv) {
+            return false;
+        }
         // Words must be static (a `~` prefix is fine): a dynamic argument
         // could expand to an unsafe flag.
         let words: Option<Vec<String>> = inv
@@ -81,6 +96,19 @@ impl SafeVerbs {
         let Some(first) = words.first() else {
             return false;
         };
+        if let Some(r) = &inv.reading {
+            if !first.contains('/') {
+                let args = r.args();
+                if judge::read_only(&r.parsed, &args).is_ok() {
+                    return true;
+                }
+                if judge::help_only(&r.parsed) && on_path(first) {
+                    return true;
+                }
+            }
+            // The user's own additions still apply to known programs.
+            return self.user_match(&words);
+        }
         // For git, skip the global options before matching.
         let tail: Vec<String> = if first == "git" {
             let skip = git_skip_globals(&inv.argv, 1);
@@ -96,11 +124,46 @@ impl SafeVerbs {
         if !matched {
             return false;
         }
-        if has_write_redirect(inv) {
-            return false;
-        }
         argument_rule_ok(&tail)
     }
+
+    /// A user-added entry (from `config/safe-verbs.<os>.json`) matching by
+    /// token prefix.
+    fn user_match(&self, words: &[String]) -> bool {
+        self.user.iter().any(|e| {
+            e.len() <= words.len() && e.iter().zip(words.iter()).all(|(a, b)| self.eq(a, b))
+        })
+    }
+}
+
+/// A bare program name found in a `PATH` directory outside any project:
+/// its `--help` is the installed tool's, not a local script's.
+fn on_path(program: &str) -> bool {
+    if program.contains('/') {
+        return false;
+    }
+    let Some(path) = std::env::var_os("PATH") else {
+        return false;
+    };
+    std::env::split_paths(&path).any(|d| {
+        let ds = d.to_string_lossy();
+        // Only absolute, system-like directories count (never `.`, a
+        // relative entry, or a project's node_modules/.bin or venv).
+        ds.starts_with('/')
+            && !ds.contains("node_modules")
+            && !ds.contains("/.venv/")
+            && !ds.contains("/venv/")
+            && (ds.starts_with("/usr/")
+                || ds.starts_with("/bin")
+                || ds.starts_with("/sbin")
+                || ds.starts_with("/opt/")
+                || ds.starts_with("/snap/")
+                || ds.starts_with("/nix/")
+                || ds.contains("/.cargo/bin")
+                || ds.contains("/.local/bin")
+                || ds.contains("/go/bin"))
+            && d.join(program).is_file()
+    })
 }
 
 /// A write redirect to anything but an exempt device or an fd.

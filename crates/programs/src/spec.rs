@@ -299,6 +299,10 @@ pub struct Node {
     pub sub_required: bool,
     /// `-NUM` is an option (`head -5`).
     pub numeric: bool,
+    /// Its first operands name what runs (make targets, `npm run` scripts,
+    /// gradle tasks): options and `NAME=value` words before them are skipped
+    /// when the verb is named (`make -j8 deploy` is `make deploy`).
+    pub targets: bool,
     /// The verb names `--` when the call acts on paths (`git checkout -- f`,
     /// `git checkout .`): a path operand, `--`, or more than one operand.
     pub paths_modifier: bool,

@@ -264,6 +264,174 @@ pub fn verb(argv: &[Word]) -> Option<String> {
     chain(argv, true).map(|c| c.tokens.join(" "))
 }
 
+/// A verb and whether it names what runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verb {
+    /// The approval key (§4.1, §15.8, §15.16, §15.20).
+    pub text: String,
+    /// False when the walk cannot name the subcommand (or the command line
+    /// a runner runs): no persistent option may be offered for it.
+    pub named: bool,
+}
+
+/// `NAME=value` with an identifier name (make variables, assignments).
+fn is_assignment_word(v: &str) -> bool {
+    match v.split_once('=') {
+        Some((n, _)) => {
+            !n.is_empty()
+                && n.chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '.')
+                && n.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.'))
+        }
+        None => false,
+    }
+}
+
+/// The verb of a simple command read with the program model when it knows
+/// the program: the program, its subcommands (global options skipped with
+/// their values), the §4.1 walk from there, then the options that change
+/// what the verb does (`git reset --hard`), the targets it acts on
+/// (`kubectl --context=prod`), and `--` when a checkout acts on paths.
+pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Option<Verb> {
+    let w0 = argv.first()?.literal()?;
+    let base = basename(&w0).to_string();
+    let one_token = is_path_aware(&base) || is_single_token(&base) || is_side_effect(&w0);
+    let Some(r) = reading else {
+        let c = chain(argv, true)?;
+        // §15.20: a bare program name is never persisted when verb-like
+        // words follow a flag (a subcommand the walk could not name).
+        let mut named = true;
+        if !one_token && c.tokens.len() == 1 {
+            let mut seen_flag = false;
+            for w in argv.iter().skip(1) {
+                let v = w.literal().unwrap_or_default();
+                if v.starts_with('-') {
+                    seen_flag = true;
+                } else if seen_flag && verb_like(w).is_some() && !is_call_specific_value(&v) {
+                    named = false;
+                    break;
+                }
+            }
+        }
+        return Some(Verb {
+            text: c.tokens.join(" "),
+            named,
+        });
+    };
+    if one_token {
+        return Some(Verb {
+            text: w0,
+            named: true,
+        });
+    }
+    let p = &r.parsed;
+    let mut tokens = vec![w0];
+    for &at in &p.sub_at {
+        tokens.push(r.text(at).unwrap_or_default().to_string());
+    }
+    let leaf = p.leaf();
+    let mut named = !(leaf.sub_required && !leaf.subs.is_empty());
+    // Where the §4.1 walk starts: right after the last subcommand word, or,
+    // for nodes whose operands are targets, at the first target.
+    let mut next = p.sub_at.last().map_or(1, |a| a + 2);
+    // A subcommand the model does not know (after known global options):
+    // the walk names it from there.
+    if let Some(at) = p.problems.iter().find_map(|x| match x {
+        shellgate_programs::Problem::UnknownSubcommand { at } => Some(*at),
+        _ => None,
+    }) {
+        next = at + 1;
+        named = true;
+    }
+    // A runner: its own text operands (verb-like ones name it; values are
+    // skipped), then the verb of the command line it runs.
+    if let Some((k, inner)) = &r.inner {
+        for &i in &p.positionals {
+            if i + 1 >= *k {
+                break;
+            }
+            match argv.get(i + 1) {
+                Some(w) if verb_like(w).is_some() => tokens.push(verb_like(w).unwrap_or_default()),
+                Some(w) if w.literal().is_some_and(|v| is_call_specific_value(&v)) => {}
+                _ => named = false,
+            }
+        }
+        for m in shellgate_programs::judge::modifiers(p) {
+            tokens.push(m.to_string());
+        }
+        tokens.extend(shellgate_programs::judge::scopes(p, &r.args()));
+        let inner_verb = verb_of(&argv[*k..], inner.as_ref().as_ref());
+        match inner_verb {
+            Some(v) => {
+                tokens.push(v.text);
+                named &= v.named;
+            }
+            None => named = false,
+        }
+        return Some(Verb {
+            text: tokens.join(" "),
+            named,
+        });
+    }
+    if leaf.targets {
+        let first = p
+            .positionals
+            .iter()
+            .copied()
+            .find(|&i| !r.text(i).is_some_and(is_assignment_word));
+        if let Some(i) = first {
+            next = next.max(i + 1);
+        }
+    }
+    let walk_from = tokens.len();
+    while let Some(w) = argv.get(next) {
+        if leaf.targets && w.literal().is_some_and(|v| is_assignment_word(&v)) {
+            next += 1;
+            continue;
+        }
+        match verb_like(w) {
+            Some(v) => {
+                tokens.push(v);
+                next += 1;
+            }
+            None => break,
+        }
+    }
+    let _ = walk_from;
+    while tokens.len() > 1 {
+        match tokens.last() {
+            Some(last) if is_call_specific_value(last) => {
+                tokens.pop();
+            }
+            _ => break,
+        }
+    }
+    // A bare program whose subcommand the walk could not name.
+    if tokens.len() == 1 && !leaf.subs.is_empty() {
+        named = false;
+    } else if tokens.len() > 1 && leaf.sub_required && !leaf.subs.is_empty() {
+        // Named by the walk (a subcommand the model does not know).
+        named = p
+            .problems
+            .iter()
+            .any(|x| matches!(x, shellgate_programs::Problem::UnknownSubcommand { .. }));
+    }
+    let args = r.args();
+    for m in shellgate_programs::judge::modifiers(p) {
+        tokens.push(m.to_string());
+    }
+    tokens.extend(shellgate_programs::judge::scopes(p, &args));
+    if shellgate_programs::judge::paths_mode(p, &args) {
+        tokens.push("--".to_string());
+    }
+    Some(Verb {
+        text: tokens.join(" "),
+        named,
+    })
+}
+
 /// The approval unit of one simple command (§4.3).
 pub fn unit(argv: &[Word], redirects: &[Redirect]) -> Option<String> {
     let c = chain(argv, false)?;

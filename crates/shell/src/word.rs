@@ -125,6 +125,26 @@ impl Word {
         w
     }
 
+    /// A word made of static text (a value glued inside another word, such
+    /// as the `FILE` of `--output=FILE`); `glob` when the text came from an
+    /// unquoted part that bash would glob.
+    pub fn static_text(text: &str, start: usize, glob: bool) -> Word {
+        Word {
+            raw: text.to_string(),
+            start,
+            segs: vec![Seg::Lit {
+                text: text.to_string(),
+                quoted: !glob,
+            }],
+            substs: Vec::new(),
+            quoted: !glob,
+            glob: glob && text.contains(['*', '?', '[']),
+            brace: false,
+            unparsed: false,
+            proc_subst: false,
+        }
+    }
+
     /// Placeholder for a `<( … )` / `>( … )` argument.
     pub fn proc_subst(raw: &str, start: usize) -> Word {
         Word {

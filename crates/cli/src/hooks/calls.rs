@@ -113,6 +113,7 @@ pub(super) fn glob_call(tool: &str, base_dir: &str, pattern: &str, cwd: &str) ->
             path,
             kind: TouchKind::Operand,
             scope: Scope::Glob { recursive },
+            role: None,
         });
     }
     call
@@ -125,6 +126,7 @@ pub(super) fn recursive_read_call(dir: String, cwd: &str) -> Call {
         path: dir,
         kind: TouchKind::Operand,
         scope: Scope::Exact,
+        role: None,
     });
     call
 }

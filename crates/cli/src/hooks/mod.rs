@@ -506,6 +506,7 @@ fn protected_below(policy: &Policy, ctx: &Context, call: &Call) -> Option<Decisi
         path: path.clone(),
         kind: touch.kind,
         scope: touch.scope,
+        role: None,
     };
     let b = Behaviour {
         reader: true,
@@ -534,6 +535,7 @@ fn protected_below(policy: &Policy, ctx: &Context, call: &Call) -> Option<Decisi
         hint: None,
         location: String::new(),
         display_verbs: Vec::new(),
+        unnamed_verbs: Vec::new(),
     })
 }
 

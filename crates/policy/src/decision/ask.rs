@@ -77,6 +77,15 @@ fn options(out: &Decision, ctx: &Context, complex: bool) -> Vec<String> {
     if complex {
         return vec!["approve_once".into(), "deny".into()];
     }
+    // A verb that does not name what runs can only be approved once
+    // (SPEC §15.8, §15.20).
+    if out
+        .candidates
+        .iter()
+        .any(|c| c.status == Status::Unapproved && out.unnamed_verbs.contains(&c.verb))
+    {
+        return vec!["approve_once".into(), "deny".into()];
+    }
     let session_dir = paths::normalize(&ctx.session_dir);
     let real: Vec<&Candidate> = out
         .candidates

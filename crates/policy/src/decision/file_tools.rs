@@ -165,6 +165,7 @@ fn protected_path(c: &FileCall) -> Option<Decision> {
         path: c.path.clone(),
         kind: TouchKind::Operand,
         scope: Scope::Exact,
+        role: None,
     };
     let behaviour = protected::Behaviour {
         reader: !c.writes,

@@ -147,6 +147,11 @@ pub struct Decision {
     /// Verbs shown to the human (for resolution lines); not serialized.
     #[serde(skip)]
     pub display_verbs: Vec<String>,
+    /// Verbs that do not name what runs (a subcommand or a runner's command
+    /// line the walk could not name): no persistent option is offered for
+    /// them; not serialized.
+    #[serde(skip)]
+    pub unnamed_verbs: Vec<String>,
 }
 
 impl Decision {
@@ -242,6 +247,7 @@ impl Base {
             hint: None,
             location: String::new(),
             display_verbs: Vec::new(),
+            unnamed_verbs: Vec::new(),
         }
     }
 }

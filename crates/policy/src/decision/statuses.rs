@@ -26,6 +26,7 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
     for (inv, cc) in analysis.invocations.iter().zip(call.per_inv.iter()) {
         let Some(c) = cc else { continue };
         let qualifies = !analysis.is_complex()
+            && inv.uncovered.is_empty()
             && safe.qualifies(inv)
             && !names_secret(&c.touches)
             && !names_secret_object(inv);
@@ -79,6 +80,13 @@ pub(super) fn fill_analysis(out: &mut Decision, a: &Analysis) {
 pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>) {
     let (lookups, ctx, tool) = (call.lookups, call.ctx, call.req.tool.as_str());
     fill_analysis(out, &call.analysis);
+    out.unnamed_verbs = call
+        .per_inv
+        .iter()
+        .flatten()
+        .filter(|c| !c.named)
+        .map(|c| c.verb.clone())
+        .collect();
     out.candidates = call
         .cands
         .iter()
@@ -91,7 +99,9 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
                     grant: None,
                 };
             }
-            if with_grants.is_some() {
+            // A verb that names nothing persistable is never granted.
+            let coverable = !out.unnamed_verbs.contains(&c.verb);
+            if with_grants.is_some() && coverable {
                 if c.safe {
                     return Candidate {
                         verb: c.verb.clone(),

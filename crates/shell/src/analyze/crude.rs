@@ -47,6 +47,8 @@ impl Walker<'_> {
                 gated: false,
                 piped_or_async: false,
                 crude: true,
+                reading: None,
+                uncovered: Vec::new(),
             };
             let (unwrapped, _) = unwrap_plain(&inv.argv);
             let base = unwrapped
@@ -65,6 +67,7 @@ impl Walker<'_> {
             }
             segment_starts_pipe = true;
             let mut inv = inv;
+            inv.reading = super::Reading::of(&unwrapped, &self.env.home);
             inv.argv = unwrapped;
             self.out.invocations.push(inv);
         }

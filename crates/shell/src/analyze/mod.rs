@@ -17,10 +17,12 @@
 mod crude;
 mod cwd;
 mod inline;
+mod model;
 mod reasons;
 mod unwrap;
 mod walk;
 
+pub use model::{concerns_hard_deny, Reading};
 pub use reasons::dangerous_env;
 
 use crate::parse;
@@ -55,9 +57,21 @@ pub struct Invocation {
     pub piped_or_async: bool,
     /// Reconstructed from text that did not parse (token scan).
     pub crude: bool,
+    /// The program model's reading of the argv, when it knows the program.
+    pub reading: Option<Reading>,
+    /// Why no grant may cover this command although it is not complex
+    /// (an option or program text that runs code, an unknown option, another
+    /// package source — SPEC §15.12, §15.15, §15.16): it is never safe,
+    /// never granted, and offers no persistent option.
+    pub uncovered: Vec<String>,
 }
 
 impl Invocation {
+    /// The verb (approval key, SPEC §4.1) and whether it names what runs.
+    pub fn verb(&self) -> Option<crate::verbs::Verb> {
+        crate::verbs::verb_of(&self.argv, self.reading.as_ref())
+    }
+
     /// The program word, when literal.
     pub fn program(&self) -> Option<String> {
         self.argv.first().and_then(Word::literal)

@@ -6,7 +6,7 @@
 use super::cwd::Cwd;
 use super::inline::{reads_program_from_stdin, ShellCWalk};
 use super::unwrap::unwrap_plain;
-use super::{Analysis, Env, Invocation, MAX_DEPTH};
+use super::{Analysis, Env, Invocation, Reading, MAX_DEPTH};
 use crate::parse;
 use crate::paths::basename;
 use crate::syntax::*;
@@ -334,8 +334,17 @@ impl<'e> Walker<'e> {
         }
 
         self.verb_reasons(&base, &argv, &env, own_cwd.as_deref(), &proc_bodies, s, ctx);
-        // git -C DIR, make -C DIR …: the directory of this command only.
-        let own_cwd = self.dir_overrides(&base, &argv, own_cwd);
+        // What the program model reads in the argv; git -C DIR, make -C
+        // DIR …: the directory of this command only.
+        let reading = Reading::of(&argv, &self.env.home);
+        let (own_cwd, uncovered) = match &reading {
+            Some(reading) => {
+                let own_cwd = self.model_chdir(reading, own_cwd);
+                let unc = self.model_reasons(reading, &argv, own_cwd.as_deref(), s.start, ctx);
+                (own_cwd, unc)
+            }
+            None => (self.dir_overrides(&base, &argv, own_cwd), Vec::new()),
+        };
 
         // Fork bomb: a function calling itself through a pipe or `&`.
         if let Some(f) = &ctx.in_function {
@@ -344,7 +353,7 @@ impl<'e> Walker<'e> {
             }
         }
 
-        let idx = self.push(
+        let idx = self.push_read(
             s,
             argv.clone(),
             env,
@@ -352,6 +361,8 @@ impl<'e> Walker<'e> {
             own_cwd.clone(),
             wrappers,
             ctx,
+            reading,
+            uncovered,
         );
 
         // cd / pushd / popd change the directory of what follows.
@@ -418,6 +429,8 @@ impl<'e> Walker<'e> {
             gated: true,
             piped_or_async: ctx.piped_or_async,
             crude: false,
+            reading: None,
+            uncovered: Vec::new(),
         };
         self.out.invocations.push(inv);
         if ctx.units {
@@ -442,6 +455,34 @@ impl<'e> Walker<'e> {
         wrappers: Vec<String>,
         ctx: &Ctx,
     ) -> Vec<usize> {
+        let reading = Reading::of(&argv, &self.env.home);
+        self.push_read(
+            s,
+            argv,
+            env,
+            redirects,
+            cwd,
+            wrappers,
+            ctx,
+            reading,
+            Vec::new(),
+        )
+    }
+
+    /// Record a gated simple command with the model's reading of it.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn push_read(
+        &mut self,
+        s: &Simple,
+        argv: Vec<Word>,
+        env: Vec<String>,
+        redirects: Vec<Redirect>,
+        cwd: Option<String>,
+        wrappers: Vec<String>,
+        ctx: &Ctx,
+        reading: Option<Reading>,
+        uncovered: Vec<String>,
+    ) -> Vec<usize> {
         if ctx.units {
             if let Some(u) = verbs::unit(&argv, &s.redirects) {
                 self.out.patterns.push(u);
@@ -457,6 +498,8 @@ impl<'e> Walker<'e> {
             gated: true,
             piped_or_async: ctx.piped_or_async,
             crude: false,
+            reading,
+            uncovered,
         });
         vec![self.out.invocations.len() - 1]
     }
@@ -487,6 +530,7 @@ impl<'e> Walker<'e> {
         if argv.is_empty() {
             return;
         }
+        let reading = Reading::of(&argv, &self.env.home);
         self.out.invocations.push(Invocation {
             start: start.saturating_add(1),
             argv,
@@ -497,6 +541,8 @@ impl<'e> Walker<'e> {
             gated: false,
             piped_or_async: false,
             crude: false,
+            reading,
+            uncovered: Vec::new(),
         });
     }
 }

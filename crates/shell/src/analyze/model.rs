@@ -1,0 +1,271 @@
+//! The program model applied to one simple command: its argv read as the
+//! program's own parser reads it (crates/programs), and what follows for
+//! the analysis — options or program text a grant never covers (complex),
+//! command lines it runs (walked for hard deny), the directory it works in.
+
+use shellgate_programs::argv::Operand;
+use shellgate_programs::{judge, lookup, parse, Arg, Parsed, Program, Role};
+
+use super::cwd::resolve_opt;
+use super::walk::{Ctx, Walker};
+use crate::paths::basename;
+use crate::word::Word;
+
+/// An argument as the model reads it.
+#[derive(Debug, Clone)]
+enum ArgText {
+    Static(String),
+    Dynamic(String),
+}
+
+/// The program model's reading of one invocation.
+#[derive(Debug, Clone)]
+pub struct Reading {
+    /// The argv (after the program word) read by the program's parser.
+    pub parsed: Parsed,
+    texts: Vec<ArgText>,
+    /// For a runner: where its command line starts (argv index) and the
+    /// model's reading of that command line.
+    pub inner: Option<(usize, Box<Option<Reading>>)>,
+}
+
+impl Reading {
+    /// Read `argv` (program word first) with the model, when it knows the
+    /// program (by basename).
+    pub fn of(argv: &[Word], home: &str) -> Option<Reading> {
+        let program = argv.first()?.literal()?;
+        let prog: &'static Program = lookup(basename(&program))?;
+        let texts: Vec<ArgText> = argv[1..]
+            .iter()
+            .map(|w| match w.expanded(home) {
+                Some(v) if !w.proc_subst => ArgText::Static(v),
+                _ => ArgText::Dynamic(w.static_prefix(home).0),
+            })
+            .collect();
+        let args: Vec<Arg> = texts.iter().map(as_arg).collect();
+        let parsed = parse(prog, &args);
+        let inner = parsed
+            .operands()
+            .iter()
+            .find(|o| o.role == Role::Argv)
+            .map(|o| o.at + 1)
+            .filter(|&k| k < argv.len())
+            .map(|k| (k, Box::new(Reading::of(&argv[k..], home))));
+        Some(Reading {
+            parsed,
+            texts,
+            inner,
+        })
+    }
+
+    /// The arguments as the model reads them (index 0 = argv[1]).
+    pub fn args(&self) -> Vec<Arg<'_>> {
+        self.texts.iter().map(as_arg).collect()
+    }
+
+    /// The program's spec.
+    pub fn program(&self) -> &'static Program {
+        self.parsed.program
+    }
+
+    /// Static text of an argument (argv index minus one).
+    pub fn text(&self, at: usize) -> Option<&str> {
+        match self.texts.get(at)? {
+            ArgText::Static(s) => Some(s),
+            ArgText::Dynamic(_) => None,
+        }
+    }
+
+    /// Operands of the leaf node with their roles.
+    pub fn operands(&self) -> Vec<Operand> {
+        self.parsed.operands()
+    }
+}
+
+fn as_arg(t: &ArgText) -> Arg<'_> {
+    match t {
+        ArgText::Static(s) => Arg::Static(s),
+        ArgText::Dynamic(p) => Arg::Dynamic { prefix: p },
+    }
+}
+
+/// Programs whose appearance as the command line of a runner the gate must
+/// see as a command (SPEC §15.20): privilege tools, shells, destroyers,
+/// killers, downloaders.
+pub fn concerns_hard_deny(base: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "sudo",
+        "doas",
+        "su",
+        "pkexec",
+        "run0",
+        "sudoedit",
+        "bash",
+        "sh",
+        "zsh",
+        "dash",
+        "ksh",
+        "fish",
+        "rm",
+        "dd",
+        "shred",
+        "wipefs",
+        "mkswap",
+        "blkdiscard",
+        "fdisk",
+        "sfdisk",
+        "parted",
+        "sgdisk",
+        "kill",
+        "pkill",
+        "killall",
+        "killall5",
+        "curl",
+        "wget",
+        "nc",
+        "ncat",
+        "netcat",
+        "socat",
+        "chmod",
+        "chown",
+        "chgrp",
+        "shutdown",
+        "reboot",
+        "poweroff",
+        "halt",
+        "init",
+        "systemctl",
+        "find",
+        "xargs",
+        "eval",
+        "exec",
+        "env",
+        "busybox",
+        "toybox",
+        "python",
+        "python3",
+        "perl",
+        "ruby",
+        "node",
+        "php",
+    ];
+    NAMES.contains(&base) || base.starts_with("mkfs")
+}
+
+impl Walker<'_> {
+    /// Reasons and inner commands the program model finds in a gated
+    /// invocation: options and program text no grant covers, command
+    /// strings and command lines it runs (walked ungated, for hard deny),
+    /// runners whose command line a verb cannot name.
+    pub(super) fn model_reasons(
+        &mut self,
+        reading: &Reading,
+        argv: &[Word],
+        own_cwd: Option<&str>,
+        start: usize,
+        ctx: &Ctx,
+    ) -> Vec<String> {
+        let args = reading.args();
+        let p = &reading.parsed;
+        let mut uncovered = Vec::new();
+        for r in judge::uncovered(p, &args) {
+            if judge::is_oneshot(&r) {
+                self.reason(&r);
+            } else {
+                uncovered.push(r);
+            }
+        }
+        // Command strings in option values (`git rebase -x CMD`,
+        // `watch CMD`) and operands: parsed and checked for hard deny.
+        for o in &p.opts {
+            if o.negated || o.opt.value != Role::Command {
+                continue;
+            }
+            let Some(v) = o.value else { continue };
+            if p.program.style == shellgate_programs::Style::Find {
+                continue; // find -exec: handled with its argv below
+            }
+            match p.value_text(&args, v) {
+                Some(text) => self.ungated_text(text, own_cwd, ctx),
+                None => self.reason("dynamic_shell_string"),
+            }
+        }
+        let ops = reading.operands();
+        let mut argv_start: Option<usize> = None;
+        for op in &ops {
+            match op.role {
+                Role::Command => match reading.text(op.at) {
+                    Some(text) => {
+                        let text = text.to_string();
+                        self.ungated_text(&text, own_cwd, ctx);
+                    }
+                    None => self.reason("dynamic_shell_string"),
+                },
+                Role::Argv if argv_start.is_none() => argv_start = Some(op.at),
+                _ => {}
+            }
+        }
+        // A runner's command line: walked ungated (hard deny sees what it
+        // runs). Its verb must name the program it runs, or no grant can
+        // cover it; a program hard deny concerns makes it complex.
+        if let Some(at) = argv_start {
+            let inner: Vec<Word> = argv.get(at + 1..).map(<[Word]>::to_vec).unwrap_or_default();
+            if let Some(first) = inner.first() {
+                match first.literal() {
+                    Some(prog) => {
+                        let b = basename(&prog).to_ascii_lowercase();
+                        if concerns_hard_deny(&b) {
+                            self.reason(&format!("runner_runs:{b}"));
+                        }
+                    }
+                    None => self.reason("dynamic_verb"),
+                }
+                self.ungated_argv(inner, own_cwd, start);
+            }
+        }
+        uncovered
+    }
+
+    /// The command's own directory after options that change it
+    /// (`git -C`, `make -C`, `tar -C`, `npm --prefix`, `terraform -chdir`).
+    pub(super) fn model_chdir(
+        &mut self,
+        reading: &Reading,
+        own_cwd: Option<String>,
+    ) -> Option<String> {
+        let args = reading.args();
+        let p = &reading.parsed;
+        let mut out = own_cwd;
+        for o in &p.opts {
+            if o.negated || o.opt.value != Role::Chdir {
+                continue;
+            }
+            let Some(v) = o.value else { continue };
+            match p.value_text(&args, v) {
+                Some(d) => out = resolve_opt(out.as_deref(), d),
+                None => {
+                    self.reason("dynamic_path");
+                    out = None;
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(s: &str) -> Vec<Word> {
+        s.split(' ').map(|w| Word::analyze(w, 0)).collect()
+    }
+
+    #[test]
+    fn reads_known_programs() {
+        let r = Reading::of(&words("sort --comp=sh f"), "/h").unwrap();
+        assert_eq!(r.program().id, "sort");
+        assert!(!judge::uncovered(&r.parsed, &r.args()).is_empty());
+        assert!(Reading::of(&words("frobnicate x"), "/h").is_none());
+    }
+}
