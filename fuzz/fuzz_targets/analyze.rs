@@ -12,7 +12,10 @@ fuzz_target!(|data: &[u8]| {
     static QUIET: std::sync::Once = std::sync::Once::new();
     QUIET.call_once(|| std::panic::set_hook(Box::new(|_| {})));
     let Ok(cmd) = std::str::from_utf8(data) else { return };
-    let env = Env { home: "/home/u".into() };
+    let env = Env {
+            home: "/home/u".into(),
+            ..Default::default()
+        };
     let a = analyze(cmd, Some("/home/u/p"), &env);
     let r = Resolver { home: "/home/u", windows: false, fs: &OsFs };
     let mut reasons = Vec::new();

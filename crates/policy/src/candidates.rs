@@ -733,6 +733,7 @@ mod tests {
     fn cands(cmd: &str) -> Vec<(String, Option<String>)> {
         let env = Env {
             home: "/nonexistent-home".into(),
+            ..Default::default()
         };
         let a = analyze(cmd, Some("/nonexistent-home/p"), &env);
         let r = Resolver {

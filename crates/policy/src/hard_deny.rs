@@ -285,6 +285,7 @@ mod tests {
             Some("/home/u/p"),
             &Env {
                 home: "/home/u".into(),
+                ..Default::default()
             },
         );
         check(&a, cmd, "/home/u", &[]).map(|d| d.reason())

@@ -491,7 +491,14 @@ mod tests {
     use shellgate_shell::analyze::{analyze, Env};
 
     fn safe(cmd: &str) -> bool {
-        let a = analyze(cmd, Some("/p"), &Env { home: "/h".into() });
+        let a = analyze(
+            cmd,
+            Some("/p"),
+            &Env {
+                home: "/h".into(),
+                ..Default::default()
+            },
+        );
         let sv = SafeVerbs::bundled(Os::Linux);
         a.invocations.iter().all(|i| sv.qualifies(i))
     }

@@ -291,6 +291,33 @@ fn match_long(cands: &[(&'static Opt, usize)], name: &str, style: Style) -> Long
     }
 }
 
+/// A dynamic word whose static prefix is exactly a value-taking option and
+/// the start of its glued value: `-j` of `-j$(nproc)`, `--jobs=` of
+/// `--jobs=$N`. Returns the option and the value's offset.
+fn glued_dynamic(
+    cands: &[(&'static Opt, usize)],
+    prefix: &str,
+    style: Style,
+) -> Option<(&'static Opt, usize, usize)> {
+    if let Some(body) = prefix.strip_prefix("--") {
+        let name = body.strip_suffix('=')?;
+        if let LongMatch::Found(o, d, false) = match_long(cands, name, style) {
+            if o.arity != Arity::None {
+                return Some((o, d, prefix.len()));
+            }
+        }
+        return None;
+    }
+    let rest = prefix.strip_prefix('-')?;
+    let mut chars = rest.chars();
+    let c = chars.next()?;
+    if chars.next().is_some() {
+        return None;
+    }
+    let (o, d) = find_short(cands, c)?;
+    (o.arity != Arity::None).then_some((o, d, prefix.len()))
+}
+
 fn find_short(cands: &[(&'static Opt, usize)], c: char) -> Option<(&'static Opt, usize)> {
     cands.iter().copied().find(|(o, _)| o.short.contains(&c))
 }
@@ -363,6 +390,19 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
             continue;
         }
         if let Arg::Dynamic { prefix } = arg {
+            // `-j$(nproc)`, `--jobs=$N`: a known option whose glued value is
+            // dynamic is that option (its value is unknown, not the option).
+            if let Some((o, d, off)) = glued_dynamic(&visible(&p.nodes), prefix, style) {
+                p.opts.push(OptUse {
+                    opt: o,
+                    depth: d,
+                    at: i,
+                    value: Some(ValueAt { at: i, offset: off }),
+                    negated: false,
+                });
+                i += 1;
+                continue;
+            }
             if prefix.is_empty() || prefix.starts_with('-') {
                 p.problems.push(Problem::DynamicOption { at: i });
             }

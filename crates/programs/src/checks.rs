@@ -8,10 +8,22 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "sed" => sed(text),
         "awk" => awk(text),
         "jq" => jq(text),
+        "yq" => yq(text),
         "remote" => remote_name(text),
+        "date" => date_format(text),
         "refspec" => refspec(text),
         "none" => Err("program text is never read-only here".into()),
         _ => Err(format!("no validator named {name}")),
+    }
+}
+
+/// A `date` operand that only formats (`+%F`), never one that sets the
+/// clock (`MMDDhhmm`).
+pub fn date_format(text: &str) -> Result<(), String> {
+    if text.starts_with('+') {
+        Ok(())
+    } else {
+        Err(format!("`{text}` would set the clock"))
     }
 }
 
@@ -419,6 +431,44 @@ pub fn jq(prog: &str) -> Result<(), String> {
     }
     if stack.len() != 1 {
         return err("unterminated jq string");
+    }
+    Ok(())
+}
+
+/// A yq expression: jq's rules, and none of yq's file loaders, environment
+/// readers or evaluators (`load`, `load_str`, `env`, `strenv`, `eval`,
+/// `envsubst`, `file`, `filename`).
+pub fn yq(prog: &str) -> Result<(), String> {
+    jq(prog)?;
+    let words = [
+        "load",
+        "load_str",
+        "load_xml",
+        "load_props",
+        "load_base64",
+        "strenv",
+        "envsubst",
+        "eval",
+        "filename",
+        "file_index",
+        "fileIndex",
+        "system",
+    ];
+    let c: Vec<char> = prog.chars().collect();
+    let mut i = 0;
+    while i < c.len() {
+        if c[i].is_ascii_alphabetic() || c[i] == '_' {
+            let start = i;
+            while i < c.len() && (c[i].is_ascii_alphanumeric() || c[i] == '_') {
+                i += 1;
+            }
+            let w: String = c[start..i].iter().collect();
+            if words.contains(&w.as_str()) {
+                return Err(format!("yq expression uses {w}"));
+            }
+            continue;
+        }
+        i += 1;
     }
     Ok(())
 }

@@ -32,6 +32,7 @@ fn corpus() -> Vec<String> {
 fn bench(c: &mut Criterion) {
     let env = Env {
         home: "/home/u".into(),
+        ..Default::default()
     };
     let mut g = c.benchmark_group("analysis");
     for cmd in TYPICAL {
@@ -58,6 +59,7 @@ fn bench(c: &mut Criterion) {
 fn bench_text(c: &mut Criterion) {
     let env = Env {
         home: "/home/u".into(),
+        ..Default::default()
     };
     let script: String = (0..120)
         .map(|i| format!("cp src/file{i}.txt build/out{i}.txt && echo copied {i}\n"))

@@ -30,7 +30,14 @@ fn main() {
         std::process::exit(2);
     }
     let command = words.join(" ");
-    let analysis = analyze(&command, cwd.as_deref(), &Env { home });
+    let analysis = analyze(
+        &command,
+        cwd.as_deref(),
+        &Env {
+            home,
+            ..Default::default()
+        },
+    );
 
     println!("simple commands:");
     for inv in &analysis.invocations {

@@ -13,7 +13,10 @@
 //! ```
 //! use shellgate_shell::analyze::{analyze, Env};
 //!
-//! let env = Env { home: "/home/u".into() };
+//! let env = Env {
+//!     home: "/home/u".into(),
+//!     ..Default::default()
+//! };
 //! let a = analyze("cd sub && git status | head", Some("/home/u/p"), &env);
 //! let programs: Vec<String> = a.invocations.iter().filter_map(|i| i.program()).collect();
 //! assert_eq!(programs, ["cd", "git", "head"]);

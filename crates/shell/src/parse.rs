@@ -370,28 +370,62 @@ impl<'a> Converter<'a> {
             }
             ast::Command::ExtendedTest(t, redirs) => {
                 let mut words = Vec::new();
-                self.test_words(&t.expr, &mut words);
+                let mut arith = Vec::new();
+                let mut names = Vec::new();
+                self.test_words(&t.expr, &mut words, &mut arith, &mut names);
                 Ok(Command::Test {
                     words,
+                    arith,
+                    names,
                     redirects: self.redirects(redirs)?,
                 })
             }
         }
     }
 
-    fn test_words(&self, e: &ast::ExtendedTestExpr, out: &mut Vec<Word>) {
+    fn test_words(
+        &self,
+        e: &ast::ExtendedTestExpr,
+        out: &mut Vec<Word>,
+        arith: &mut Vec<Word>,
+        names: &mut Vec<Word>,
+    ) {
         match e {
             ast::ExtendedTestExpr::And(a, b) | ast::ExtendedTestExpr::Or(a, b) => {
-                self.test_words(a, out);
-                self.test_words(b, out);
+                self.test_words(a, out, arith, names);
+                self.test_words(b, out, arith, names);
             }
             ast::ExtendedTestExpr::Not(a) | ast::ExtendedTestExpr::Parenthesized(a) => {
-                self.test_words(a, out)
+                self.test_words(a, out, arith, names)
             }
-            ast::ExtendedTestExpr::UnaryTest(_, w) => out.push(self.word(w)),
-            ast::ExtendedTestExpr::BinaryTest(_, a, b) => {
-                out.push(self.word(a));
-                out.push(self.word(b));
+            ast::ExtendedTestExpr::UnaryTest(op, w) => {
+                let word = self.word(w);
+                if matches!(
+                    op,
+                    ast::UnaryPredicate::ShellVariableIsSetAndAssigned
+                        | ast::UnaryPredicate::ShellVariableIsSetAndNameRef
+                ) {
+                    names.push(word.clone());
+                }
+                out.push(word);
+            }
+            ast::ExtendedTestExpr::BinaryTest(op, a, b) => {
+                let (wa, wb) = (self.word(a), self.word(b));
+                use ast::BinaryPredicate as B;
+                if matches!(
+                    op,
+                    B::ArithmeticEqualTo
+                        | B::ArithmeticNotEqualTo
+                        | B::ArithmeticLessThan
+                        | B::ArithmeticLessThanOrEqualTo
+                        | B::ArithmeticGreaterThan
+                        | B::ArithmeticGreaterThanOrEqualTo
+                ) {
+                    arith.push(wa.clone());
+                    arith.push(wb.clone());
+                }
+                out.push(wa);
+                out.push(wb);
             }
         }
     }

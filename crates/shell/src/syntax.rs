@@ -120,6 +120,11 @@ pub enum Command {
     Test {
         /// The words of the test expression.
         words: Vec<Word>,
+        /// Operands bash evaluates as arithmetic expressions (`-eq`, `-lt` …).
+        arith: Vec<Word>,
+        /// Operands that name variables (`-v NAME`, `-R NAME`): a subscript
+        /// in a name is evaluated.
+        names: Vec<Word>,
         /// Redirects applied to the test.
         redirects: Vec<Redirect>,
     },

@@ -44,6 +44,26 @@ pub struct Subst {
     pub offset: usize,
 }
 
+/// Text bash evaluates again when it expands a word (SPEC §15.13,
+/// §15.20): arithmetic re-evaluates variable values as expressions, `${!v}`
+/// and `${v@P}` expand a value again, an operator's word may run a
+/// substitution however it looks quoted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Eval {
+    /// An arithmetic expression (`$(( … ))`, a `${v:off:len}` offset or
+    /// length, an array subscript).
+    Arith(String),
+    /// `${!v}`: the value names another variable.
+    Indirect,
+    /// `${v@P}`, `${v@E}`, `${v@A}`…: the value is expanded again.
+    Transform,
+    /// An operator's word holding `$(`, a backquote or `$((` in any
+    /// quoting (`"${x:-'$(cmd)'}"` runs `cmd`).
+    OperatorSubst,
+    /// `${NAME:=v}` / `${NAME=v}`: the expansion assigns NAME.
+    Assign(String),
+}
+
 /// A word with its raw source and decoded value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Word {
@@ -65,6 +85,8 @@ pub struct Word {
     pub unparsed: bool,
     /// Set for placeholders of process substitutions (`<( … )`).
     pub proc_subst: bool,
+    /// What bash evaluates again when it expands the word.
+    pub evals: Vec<Eval>,
 }
 
 impl Word {
@@ -80,6 +102,7 @@ impl Word {
             brace: false,
             unparsed: false,
             proc_subst: false,
+            evals: Vec::new(),
         };
         // brush-parser 0.4 unwraps numbers it parses out of `~+N`, `~-N`
         // and `{a..b}` and panics when they overflow (fuzzer finding):
@@ -142,6 +165,7 @@ impl Word {
             brace: false,
             unparsed: false,
             proc_subst: false,
+            evals: Vec::new(),
         }
     }
 
@@ -157,6 +181,7 @@ impl Word {
             brace: false,
             unparsed: false,
             proc_subst: true,
+            evals: Vec::new(),
         }
     }
 
@@ -212,6 +237,7 @@ impl Word {
                     }
                 }
                 self.segs.push(Seg::Dynamic);
+                self.note_evals(expr);
                 for nested in parameter_nested_text(expr) {
                     self.nested_word(nested, offset);
                 }
@@ -234,7 +260,48 @@ impl Word {
             }
             WordPiece::ArithmeticExpression(expr) => {
                 self.segs.push(Seg::Dynamic);
+                self.evals.push(Eval::Arith(expr.value.clone()));
                 self.nested_word(&expr.value, offset);
+            }
+        }
+    }
+
+    /// Record what a parameter expansion makes bash evaluate again.
+    fn note_evals(&mut self, expr: &ParameterExpr) {
+        if parameter_indirect(expr) {
+            self.evals.push(Eval::Indirect);
+        }
+        if let ParameterExpr::Transform { op, .. } = expr {
+            use brush_parser::word::ParameterTransformOp as T;
+            if matches!(
+                op,
+                T::PromptExpand
+                    | T::ExpandEscapeSequences
+                    | T::ToAssignmentLogic
+                    | T::PossiblyQuoteWithArraysExpanded { .. }
+            ) {
+                self.evals.push(Eval::Transform);
+            }
+        }
+        if let ParameterExpr::AssignDefaultValues {
+            parameter: Parameter::Named(name),
+            ..
+        } = expr
+        {
+            self.evals.push(Eval::Assign(name.clone()));
+        }
+        if let ParameterExpr::Substring { offset, length, .. } = expr {
+            self.evals.push(Eval::Arith(offset.value.clone()));
+            if let Some(l) = length {
+                self.evals.push(Eval::Arith(l.value.clone()));
+            }
+        }
+        if let Some(Parameter::NamedWithIndex { index, .. }) = parameter_of(expr) {
+            self.evals.push(Eval::Arith(index.clone()));
+        }
+        for text in parameter_nested_text(expr) {
+            if text.contains("$(") || text.contains('`') {
+                self.evals.push(Eval::OperatorSubst);
             }
         }
     }
@@ -259,6 +326,7 @@ impl Word {
                     s.offset = offset;
                     self.substs.push(s);
                 }
+                self.evals.extend(inner.evals);
                 if inner.unparsed {
                     self.unparsed = true;
                 }
@@ -404,6 +472,58 @@ pub fn parser_options() -> ParserOptions {
     ParserOptions {
         enable_extended_globbing: false,
         ..ParserOptions::default()
+    }
+}
+
+/// The parameter of an expansion (`None` for `${!prefix*}`, `${!a[@]}`).
+fn parameter_of(expr: &ParameterExpr) -> Option<&Parameter> {
+    use ParameterExpr as P;
+    match expr {
+        P::Parameter { parameter, .. }
+        | P::UseDefaultValues { parameter, .. }
+        | P::AssignDefaultValues { parameter, .. }
+        | P::IndicateErrorIfNullOrUnset { parameter, .. }
+        | P::UseAlternativeValue { parameter, .. }
+        | P::ParameterLength { parameter, .. }
+        | P::RemoveSmallestSuffixPattern { parameter, .. }
+        | P::RemoveLargestSuffixPattern { parameter, .. }
+        | P::RemoveSmallestPrefixPattern { parameter, .. }
+        | P::RemoveLargestPrefixPattern { parameter, .. }
+        | P::Substring { parameter, .. }
+        | P::Transform { parameter, .. }
+        | P::UppercaseFirstChar { parameter, .. }
+        | P::UppercasePattern { parameter, .. }
+        | P::LowercaseFirstChar { parameter, .. }
+        | P::LowercasePattern { parameter, .. }
+        | P::ReplaceSubstring { parameter, .. } => Some(parameter),
+        P::VariableNames { .. } | P::MemberKeys { .. } => None,
+    }
+}
+
+/// Whether the expansion dereferences its value as another name (`${!v}`).
+fn parameter_indirect(expr: &ParameterExpr) -> bool {
+    use ParameterExpr as P;
+    match expr {
+        P::Parameter { indirect, .. }
+        | P::UseDefaultValues { indirect, .. }
+        | P::AssignDefaultValues { indirect, .. }
+        | P::IndicateErrorIfNullOrUnset { indirect, .. }
+        | P::UseAlternativeValue { indirect, .. }
+        | P::ParameterLength { indirect, .. }
+        | P::RemoveSmallestSuffixPattern { indirect, .. }
+        | P::RemoveLargestSuffixPattern { indirect, .. }
+        | P::RemoveSmallestPrefixPattern { indirect, .. }
+        | P::RemoveLargestPrefixPattern { indirect, .. }
+        | P::Substring { indirect, .. }
+        | P::Transform { indirect, .. }
+        | P::UppercaseFirstChar { indirect, .. }
+        | P::UppercasePattern { indirect, .. }
+        | P::LowercaseFirstChar { indirect, .. }
+        | P::LowercasePattern { indirect, .. }
+        | P::ReplaceSubstring { indirect, .. } => *indirect,
+        // `${!prefix*}` lists names; `${!a[@]}` lists keys: no value is
+        // dereferenced.
+        P::VariableNames { .. } | P::MemberKeys { .. } => false,
     }
 }
 

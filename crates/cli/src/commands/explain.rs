@@ -74,6 +74,7 @@ pub fn run(homes: &Homes, a: &CallArgs) -> Result<u8> {
             d.cwd.as_deref(),
             &Env {
                 home: ctx.home.clone(),
+                ..Default::default()
             },
         );
         s.push_str("Simple commands:\n");

@@ -53,6 +53,7 @@ pub(super) fn validate(
             cwd.as_deref(),
             &analyze::Env {
                 home: ctx.home.clone(),
+                ..Default::default()
             },
         ))
     };

@@ -12,6 +12,8 @@ pub(super) struct Cwd {
     pub(super) dir: Option<String>,
     /// pushd stack built by this command.
     pub(super) stack: Vec<Option<String>>,
+    /// Variables the list set so far (SPEC §15.13).
+    pub(super) vars: super::evaluate::Vars,
 }
 
 impl Walker<'_> {

@@ -46,6 +46,7 @@ impl Walker<'_> {
                         let mut c = Cwd {
                             dir: own_cwd.map(str::to_string),
                             stack: Vec::new(),
+                            vars: Default::default(),
                         };
                         let ctx2 = Ctx {
                             depth: ctx.depth + 1,
@@ -217,6 +218,7 @@ pub(super) fn word_has_download(_w: &Walker, word: &Word) -> bool {
 pub(super) fn script_mentions(s: &Script, names: &[&str]) -> bool {
     let env = Env {
         home: "/".to_string(),
+        ..Default::default()
     };
     let mut w = Walker::new(&env);
     let mut c = Cwd::default();

@@ -16,12 +16,15 @@
 
 mod crude;
 mod cwd;
+mod envkind;
+mod evaluate;
 mod inline;
 mod model;
 mod reasons;
 mod unwrap;
 mod walk;
 
+pub use envkind::{classify as classify_env, excused_by_value, EnvKind};
 pub use model::{concerns_hard_deny, Reading};
 pub use reasons::dangerous_env;
 
@@ -104,10 +107,13 @@ pub struct Analysis {
 }
 
 /// Context of the analysis that does not change while walking.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Env {
     /// The user's home directory (expands `~` and `$HOME`).
     pub home: String,
+    /// Environment names the operator declared inert (`policy.toml`
+    /// `[environment] inert`).
+    pub inert: Vec<String>,
 }
 
 /// Analyze a shell command with the call's working directory.
@@ -116,6 +122,7 @@ pub fn analyze(command: &str, cwd: Option<&str>, env: &Env) -> Analysis {
     let mut c = Cwd {
         dir: cwd.map(str::to_string),
         stack: Vec::new(),
+        vars: Default::default(),
     };
     match parse::parse(command, 0) {
         Ok(script) => {
@@ -163,6 +170,7 @@ mod tests {
             Some("/home/u/p"),
             &Env {
                 home: "/home/u".into(),
+                ..Default::default()
             },
         )
     }
@@ -182,7 +190,7 @@ mod tests {
 
     #[test]
     fn unwraps() {
-        let a = an("timeout 30 nice -n 5 env FOO=1 command rm -rf x");
+        let a = an("timeout 30 nice -n 5 env LANG=C command rm -rf x");
         assert_eq!(programs(&a), vec!["rm"]);
         assert!(!a.is_complex());
         let a = an("bash -c 'git status && make'");

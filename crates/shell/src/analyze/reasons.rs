@@ -14,14 +14,53 @@ impl Walker<'_> {
     /// Names assigned before the command (`NAME=value cmd`); a dangerous
     /// one is a complex reason.
     pub(super) fn assignments(&mut self, s: &Simple) -> Vec<String> {
-        let mut env: Vec<String> = Vec::new();
-        for a in &s.assignments {
-            env.push(a.name.clone());
-            if dangerous_env(&a.name) {
-                self.reason(&format!("dangerous_env:{}", a.name));
+        s.assignments.iter().map(|a| a.name.clone()).collect()
+    }
+
+    /// The environment a command runs with (SPEC §15.4, §15.14): a
+    /// code-selecting name makes the call complex (unless its value names
+    /// only a system location or inert options); an inert name changes
+    /// nothing; any other name is covered only for programs whose grant
+    /// already lets project code run (build, test, install, project
+    /// scripts), and makes the call complex for every other program.
+    pub(super) fn env_reasons(
+        &mut self,
+        s: &Simple,
+        env: &[String],
+        program: &str,
+        reading: Option<&super::Reading>,
+    ) {
+        use super::envkind::{classify, excused_by_value, EnvKind};
+        use shellgate_programs::Kind;
+        let runs_project_code = program.contains('/')
+            || reading.is_some_and(|r| {
+                matches!(r.parsed.leaf().kind, Kind::Build | Kind::Installer)
+                    || matches!(r.program().root.kind, Kind::Build)
+            });
+        for name in env {
+            match classify(name, &self.env.inert) {
+                EnvKind::Inert => {}
+                EnvKind::CodeSelecting => {
+                    let value = s
+                        .assignments
+                        .iter()
+                        .rev()
+                        .find(|a| &a.name == name)
+                        .and_then(|a| match a.values.as_slice() {
+                            [w] => w.literal(),
+                            _ => None,
+                        });
+                    if !value.is_some_and(|v| excused_by_value(name, &v)) {
+                        self.reason(&format!("dangerous_env:{name}"));
+                    }
+                }
+                EnvKind::Other => {
+                    if !runs_project_code {
+                        self.reason(&format!("env_for_program:{name}"));
+                    }
+                }
             }
         }
-        env
     }
 
     /// Reasons and inner commands that depend on the (unwrapped) verb.

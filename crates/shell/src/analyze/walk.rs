@@ -165,14 +165,27 @@ impl<'e> Walker<'e> {
             }
             Command::Arith { text } => {
                 self.word_substs(text, cwd, ctx);
-                Vec::new()
+                self.check_poison(cwd);
+                self.check_evals(text, cwd);
+                self.builtin_invocation("((", text.start, Vec::new(), cwd, ctx)
             }
-            Command::Test { words, redirects } => {
+            Command::Test {
+                words,
+                arith,
+                names,
+                redirects,
+            } => {
                 for w in words {
                     self.word_substs(w, cwd, ctx);
                 }
                 self.redirect_substs(redirects, cwd, ctx);
-                Vec::new()
+                self.check_poison(cwd);
+                for w in words {
+                    self.check_evals(w, cwd);
+                }
+                self.check_test(arith, names, cwd);
+                let start = words.first().map_or(0, |w| w.start);
+                self.builtin_invocation("[[", start, redirects.clone(), cwd, ctx)
             }
             Command::Function { name, body } => {
                 self.reason("function_definition");
@@ -289,7 +302,26 @@ impl<'e> Walker<'e> {
     fn simple(&mut self, s: &Simple, cwd: &mut Cwd, ctx: &Ctx, stdin_piped: bool) -> Vec<usize> {
         // Substitutions anywhere in the command run first.
         let proc_bodies = self.simple_substs(s, cwd, ctx);
+        // What an earlier statement of the list set, and what bash
+        // evaluates again in this command's words (§15.13, §15.20).
+        self.check_poison(cwd);
+        for w in s
+            .words
+            .iter()
+            .chain(s.assignments.iter().flat_map(|a| a.values.iter()))
+        {
+            self.check_evals(w, cwd);
+        }
+        for r in &s.redirects {
+            if let RedirTarget::File(w) | RedirTarget::HereString(w) = &r.target {
+                self.check_evals(w, cwd);
+            }
+        }
+        if s.words.is_empty() {
+            self.statement_assignments(s, cwd);
+        }
         let mut env = self.assignments(s);
+        env.extend(cwd.vars.set.iter().cloned());
 
         let mut redirects: Vec<Redirect> = s.redirects.clone();
         redirects.extend(ctx.redirects.iter().cloned());
@@ -315,6 +347,7 @@ impl<'e> Walker<'e> {
         }
         let base = basename(&program).to_ascii_lowercase();
         let base_exact = basename(&program).to_string();
+        self.check_builtin(&base_exact, &argv, cwd);
 
         // Shell with a -c string: the string's commands are the commands.
         if is_shell(&base_exact) {
@@ -337,6 +370,7 @@ impl<'e> Walker<'e> {
         // What the program model reads in the argv; git -C DIR, make -C
         // DIR …: the directory of this command only.
         let reading = Reading::of(&argv, &self.env.home);
+        self.env_reasons(s, &env, &program, reading.as_ref());
         let (own_cwd, uncovered) = match &reading {
             Some(reading) => {
                 let own_cwd = self.model_chdir(reading, own_cwd);
@@ -405,6 +439,38 @@ impl<'e> Walker<'e> {
             proc_bodies.push((p.word_index, first));
         }
         proc_bodies
+    }
+
+    /// `[[ … ]]` and `(( … ))`: a builtin that runs nothing (its words were
+    /// walked and checked); gated as its own candidate, a pure side effect
+    /// unless it redirects (§4.4).
+    fn builtin_invocation(
+        &mut self,
+        name: &str,
+        start: usize,
+        redirects: Vec<Redirect>,
+        cwd: &Cwd,
+        ctx: &Ctx,
+    ) -> Vec<usize> {
+        let mut r = redirects;
+        r.extend(ctx.redirects.iter().cloned());
+        self.out.invocations.push(Invocation {
+            start,
+            argv: vec![Word::static_text(name, start, false)],
+            env: Vec::new(),
+            redirects: r,
+            cwd: cwd.dir.clone(),
+            wrappers: Vec::new(),
+            gated: true,
+            piped_or_async: ctx.piped_or_async,
+            crude: false,
+            reading: None,
+            uncovered: Vec::new(),
+        });
+        if ctx.units {
+            self.out.patterns.push(name.to_string());
+        }
+        vec![self.out.invocations.len() - 1]
     }
 
     /// A redirect-only command (`> f`) behaves like `:` with it.
@@ -513,6 +579,7 @@ impl<'e> Walker<'e> {
         let c = Cwd {
             dir: cwd.map(str::to_string),
             stack: Vec::new(),
+            vars: Default::default(),
         };
         let mut ctx2 = ctx.clone();
         ctx2.units = false;

@@ -1,0 +1,336 @@
+//! What bash evaluates again, and what a statement changes for the
+//! commands after it (SPEC §15.13, §15.14, §15.20):
+//! - arithmetic (`$(( ))`, `(( ))`, `let`, `[[ a -eq b ]]`, subscripts,
+//!   `${v:off:len}`) evaluates the *values* of variables as expressions, so
+//!   an operand must be a literal number or a name this command set to one;
+//! - `${!v}`, `${v@P}` and operator words holding `$(` expand text again;
+//! - builtins that take a NAME (`test -v`, `printf -v`, `read`, `declare`…)
+//!   evaluate a subscript in it;
+//! - a statement assignment (`NAME=v;`, `export NAME=v`, `printf -v NAME`,
+//!   `read NAME`, `${NAME:=v}`) changes what the later commands of the list
+//!   run, as a prefix assignment would.
+
+use super::cwd::Cwd;
+use super::envkind::{classify, EnvKind};
+use super::walk::Walker;
+use crate::syntax::Simple;
+use crate::word::{Eval, Word};
+
+/// Names that make the rest of a list complex when a statement sets them.
+const STATEMENT_POISON: &[&str] = &["PATH", "HOME", "CDPATH", "IFS", "BASH_ENV", "ENV"];
+
+/// Variables the list set so far (carried with the working directory: a
+/// subshell or pipeline element gets a copy that does not leak out).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Vars {
+    /// Names set to a literal number (usable as arithmetic operands).
+    pub(super) numeric: Vec<String>,
+    /// Other names set by a statement: judged as prefix assignments of
+    /// every later command.
+    pub(super) set: Vec<String>,
+    /// A name that makes the rest of the list complex.
+    pub(super) poison: Option<String>,
+}
+
+impl Vars {
+    fn assign(&mut self, name: &str, value: Option<&str>) {
+        let numeric = value.is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()));
+        self.numeric.retain(|n| n != name);
+        if numeric {
+            self.numeric.push(name.to_string());
+        }
+        if STATEMENT_POISON.contains(&name) || classify(name, &[]) == EnvKind::CodeSelecting {
+            if self.poison.is_none() {
+                self.poison = Some(name.to_string());
+            }
+        } else if !self.set.iter().any(|n| n == name) {
+            self.set.push(name.to_string());
+        }
+    }
+}
+
+/// An arithmetic expression whose every operand is a literal number or a
+/// name set to one (`numeric`).
+pub(super) fn arith_ok(text: &str, numeric: &[String]) -> bool {
+    let c: Vec<char> = text.chars().collect();
+    let n = c.len();
+    let mut i = 0;
+    let ident = |i: &mut usize| -> String {
+        let s = *i;
+        while *i < n && (c[*i].is_ascii_alphanumeric() || c[*i] == '_') {
+            *i += 1;
+        }
+        c[s..*i].iter().collect()
+    };
+    while i < n {
+        let ch = c[i];
+        if ch.is_whitespace() {
+            i += 1;
+        } else if ch.is_ascii_digit() {
+            // 42, 0x2A, 8#52, 1_000 is not bash but harmless.
+            while i < n && (c[i].is_ascii_alphanumeric() || c[i] == '#' || c[i] == '_') {
+                i += 1;
+            }
+        } else if ch.is_ascii_alphabetic() || ch == '_' {
+            let name = ident(&mut i);
+            if !numeric.contains(&name) || (i < n && c[i] == '[') {
+                return false;
+            }
+        } else if ch == '$' {
+            i += 1;
+            let braced = i < n && c[i] == '{';
+            if braced {
+                i += 1;
+            }
+            if i >= n || !(c[i].is_ascii_alphabetic() || c[i] == '_') {
+                return false; // $1, $_, $@, $(…), $((…)): values from anywhere
+            }
+            let name = ident(&mut i);
+            if braced {
+                if i >= n || c[i] != '}' {
+                    return false;
+                }
+                i += 1;
+            }
+            if !numeric.contains(&name) {
+                return false;
+            }
+        } else if "+-*/%<>=!&|^~?:(),".contains(ch) {
+            i += 1;
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+/// The subscript of a NAME operand (`a[$(id)]` ⇒ `$(id)`), if any.
+fn subscript(name: &str) -> Option<&str> {
+    let open = name.find('[')?;
+    let close = name.rfind(']')?;
+    (close > open).then(|| &name[open + 1..close])
+}
+
+/// A NAME operand of a builtin: a plain identifier, or one with a literal
+/// subscript.
+fn name_ok(w: &Word, numeric: &[String]) -> bool {
+    let Some(v) = w.literal() else {
+        return false;
+    };
+    let name = v.split('=').next().unwrap_or("");
+    match subscript(name) {
+        Some(sub) => matches!(sub, "@" | "*") || arith_ok(sub, numeric),
+        None => is_identifier(name),
+    }
+}
+
+/// `[A-Za-z_][A-Za-z0-9_]*`.
+pub(super) fn is_identifier(s: &str) -> bool {
+    let mut cs = s.chars();
+    cs.next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && cs.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+impl Walker<'_> {
+    /// What a word makes bash evaluate again.
+    pub(super) fn check_evals(&mut self, w: &Word, cwd: &mut Cwd) {
+        for e in &w.evals {
+            match e {
+                Eval::Arith(text) => {
+                    if !arith_ok(text, &cwd.vars.numeric) {
+                        self.reason("arithmetic_evaluation");
+                    }
+                }
+                Eval::Indirect => self.reason("indirect_expansion"),
+                Eval::Transform => self.reason("transform_expansion"),
+                Eval::OperatorSubst => self.reason("hidden_substitution"),
+                Eval::Assign(name) => cwd.vars.assign(name, None),
+            }
+        }
+    }
+
+    /// A `[[ … ]]` test: arithmetic operands and variable names.
+    pub(super) fn check_test(&mut self, arith: &[Word], names: &[Word], cwd: &Cwd) {
+        for w in arith {
+            let text = w
+                .literal()
+                .unwrap_or_else(|| w.raw.trim_matches('"').to_string());
+            if !arith_ok(&text, &cwd.vars.numeric) {
+                self.reason("arithmetic_evaluation");
+            }
+        }
+        for w in names {
+            if !name_ok(w, &cwd.vars.numeric) {
+                self.reason("evaluating_builtin");
+            }
+        }
+    }
+
+    /// Builtins that take NAMEs or arithmetic (and the statements they
+    /// make); `argv` is unwrapped, `base` its program.
+    pub(super) fn check_builtin(&mut self, base: &str, argv: &[Word], cwd: &mut Cwd) {
+        let lit = |i: usize| argv.get(i).and_then(Word::literal).unwrap_or_default();
+        let mut names: Vec<&Word> = Vec::new();
+        match base {
+            "test" | "[" => {
+                for (i, w) in argv.iter().enumerate() {
+                    if matches!(w.literal().as_deref(), Some("-v") | Some("-R")) {
+                        if let Some(n) = argv.get(i + 1) {
+                            names.push(n);
+                        }
+                    }
+                }
+            }
+            "printf" => {
+                let mut i = 1;
+                while i < argv.len() {
+                    let v = lit(i);
+                    if v == "-v" {
+                        if let Some(n) = argv.get(i + 1) {
+                            names.push(n);
+                            let name = n.literal().unwrap_or_default();
+                            cwd.vars.assign(&name, None);
+                        }
+                        i += 2;
+                    } else if let Some(rest) = v.strip_prefix("-v") {
+                        names.push(&argv[i]);
+                        cwd.vars.assign(rest, None);
+                        // `-vNAME`: the name is glued.
+                        if !is_identifier(rest) {
+                            self.reason("evaluating_builtin");
+                        }
+                        i += 1;
+                    } else if v == "--" || !v.starts_with('-') {
+                        break;
+                    } else {
+                        i += 1;
+                    }
+                }
+                names.retain(|w| !w.literal().is_some_and(|v| v.starts_with("-v")));
+            }
+            "read" | "mapfile" | "readarray" | "unset" | "declare" | "typeset" | "local"
+            | "export" | "readonly" => {
+                // Options with a value (read -a/-d/-n/-N/-p/-t/-u, mapfile
+                // -d/-n/-O/-s/-u/-C/-c): the value is not a name.
+                let with_value: &[&str] = match base {
+                    "read" => &["-d", "-n", "-N", "-p", "-t", "-u", "-i"],
+                    "mapfile" | "readarray" => &["-d", "-n", "-O", "-s", "-u", "-C", "-c"],
+                    _ => &[],
+                };
+                let mut i = 1;
+                let mut opts_done = false;
+                while i < argv.len() {
+                    let w = &argv[i];
+                    let v = w.literal().unwrap_or_default();
+                    if !opts_done && v == "--" {
+                        opts_done = true;
+                    } else if !opts_done && v.starts_with('-') && v.len() > 1 {
+                        if with_value.contains(&v.as_str()) {
+                            i += 1;
+                        }
+                        if v == "-a" && base == "read" {
+                            if let Some(n) = argv.get(i + 1) {
+                                names.push(n);
+                                cwd.vars.assign(&n.literal().unwrap_or_default(), None);
+                            }
+                            i += 1;
+                        }
+                        if base == "mapfile" || base == "readarray" {
+                            // -C callback runs code.
+                            if v == "-C" {
+                                self.reason("evaluating_builtin");
+                            }
+                        }
+                    } else if !opts_done && base != "read" && v.starts_with('+') {
+                        // declare +x NAME
+                    } else {
+                        names.push(w);
+                        if base != "unset" {
+                            let full = w.literal().unwrap_or_default();
+                            let (name, value) = match full.split_once('=') {
+                                Some((n, v)) => (n.to_string(), Some(v.to_string())),
+                                None => (full.clone(), None),
+                            };
+                            cwd.vars
+                                .assign(name.split('[').next().unwrap_or(""), value.as_deref());
+                        }
+                    }
+                    i += 1;
+                }
+            }
+            "let" => {
+                for w in argv.iter().skip(1) {
+                    let text = w.literal().unwrap_or_else(|| w.raw.clone());
+                    // `let x=5` assigns a literal: allowed; anything else is
+                    // an arithmetic operand.
+                    let (lhs, rhs) = match text.split_once('=') {
+                        Some((l, r)) if is_identifier(l) && !r.starts_with('=') => (Some(l), r),
+                        _ => (None, text.as_str()),
+                    };
+                    if !arith_ok(rhs, &cwd.vars.numeric) {
+                        self.reason("arithmetic_evaluation");
+                    }
+                    if let Some(l) = lhs {
+                        cwd.vars.assign(l, Some(rhs));
+                    }
+                }
+            }
+            _ => {}
+        }
+        for n in names {
+            if !name_ok(n, &cwd.vars.numeric) {
+                self.reason("evaluating_builtin");
+            }
+        }
+    }
+
+    /// A statement made only of assignments (`NAME=v;`): what it sets
+    /// applies to the rest of the list.
+    pub(super) fn statement_assignments(&mut self, s: &Simple, cwd: &mut Cwd) {
+        for a in &s.assignments {
+            let value = match a.values.as_slice() {
+                [w] => w.literal(),
+                _ => None,
+            };
+            if a.index.is_some() {
+                if let Some(i) = &a.index {
+                    let t = i.literal().unwrap_or_else(|| i.raw.clone());
+                    if !arith_ok(&t, &cwd.vars.numeric) {
+                        self.reason("arithmetic_evaluation");
+                    }
+                }
+                continue;
+            }
+            cwd.vars.assign(&a.name, value.as_deref());
+        }
+    }
+
+    /// A list whose earlier statement set a name that changes what runs.
+    pub(super) fn check_poison(&mut self, cwd: &Cwd) {
+        if let Some(n) = &cwd.vars.poison {
+            self.reason(&format!("statement_assignment:{n}"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_operands() {
+        let none: Vec<String> = Vec::new();
+        let x = vec!["x".to_string()];
+        assert!(arith_ok("1 + 2 * (3 - 4)", &none));
+        assert!(arith_ok("0x1F + 8#17", &none));
+        assert!(!arith_ok("x + 1", &none));
+        assert!(arith_ok("x + 1", &x));
+        assert!(arith_ok("$x + ${x}", &x));
+        assert!(!arith_ok("$1", &x));
+        assert!(!arith_ok("a[$(id)]", &none));
+        assert!(!arith_ok("x[1]", &x));
+        assert!(!arith_ok("$(nproc) * 2", &none));
+        assert!(!arith_ok("i++", &none));
+    }
+}
