@@ -5,7 +5,7 @@ use shellgate_shell::analyze::Invocation;
 use shellgate_shell::pathlike::{is_anchored, is_path_like, is_url, name_value};
 use shellgate_shell::paths::{self, is_within, resolve};
 use shellgate_shell::syntax::RedirTarget;
-use shellgate_shell::verbs::{is_path_aware, is_side_effect};
+use shellgate_shell::verbs::{self, is_path_aware, is_side_effect};
 use shellgate_shell::word::{Seg, Word};
 
 use shellgate_programs::{Arity, Role};
@@ -347,7 +347,7 @@ pub fn for_invocation(
         }
     }
 
-    let side_effect_verb = is_side_effect(&program);
+    let side_effect_verb = is_side_effect(&program) || verbs::pure_builtin(&inv.argv, r.windows);
     let path_aware = is_path_aware(&base);
     let mut dirs: Vec<Option<String>> = Vec::new();
 

@@ -191,6 +191,14 @@ pub struct AutonomousPolicy {
     pub read_roots: Vec<String>,
 }
 
+/// `[environment]` (SPEC §15.14): names the operator declares inert.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvironmentPolicy {
+    #[serde(default)]
+    pub inert: Vec<String>,
+}
+
 /// `[protected]` (SPEC §9.4): operator additions to the protected paths.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -254,6 +262,8 @@ struct RawPolicyConfig {
     #[serde(default)]
     protected: ProtectedPolicy,
     #[serde(default)]
+    environment: EnvironmentPolicy,
+    #[serde(default)]
     hard_deny: Vec<toml::Spanned<RawHardDenyRule>>,
 }
 
@@ -264,6 +274,7 @@ pub struct PolicyConfig {
     pub audiences: AudiencesPolicy,
     pub autonomous: AutonomousPolicy,
     pub protected: ProtectedPolicy,
+    pub environment: EnvironmentPolicy,
     pub hard_deny: Vec<HardDenyRule>,
 }
 
@@ -305,6 +316,7 @@ impl PolicyConfig {
             audiences: raw.audiences,
             autonomous: raw.autonomous,
             protected: raw.protected,
+            environment: raw.environment,
             hard_deny,
         })
     }

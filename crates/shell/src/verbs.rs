@@ -264,6 +264,49 @@ pub fn verb(argv: &[Word]) -> Option<String> {
     chain(argv, true).map(|c| c.tokens.join(" "))
 }
 
+/// Builtins that only test, look up or set shell variables (SPEC §4.4,
+/// round two): `[[ … ]]`, `(( … ))`, `command -v|-V NAME`, `type NAME`,
+/// `hash -t NAME`, and `read`, `unset`, `export`, `declare`, `typeset`,
+/// `local`, `let`, `readonly` (the analysis makes them complex when a NAME
+/// hides a subscript or an operand is not literal, and a statement that
+/// sets a code-selecting name poisons what follows). `windows`: `type`
+/// reads a file there.
+pub fn pure_builtin(argv: &[Word], windows: bool) -> bool {
+    let Some(w0) = argv.first().and_then(Word::literal) else {
+        return false;
+    };
+    let lits: Option<Vec<String>> = argv.iter().skip(1).map(Word::literal).collect();
+    let Some(args) = lits else {
+        return matches!(w0.as_str(), "[[" | "((");
+    };
+    let names_plain = |from: usize| {
+        args.iter().skip(from).all(|a| {
+            let n = a.split('=').next().unwrap_or("");
+            a.starts_with('-')
+                || a.starts_with('+')
+                || (!n.is_empty()
+                    && n.chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        })
+    };
+    match w0.as_str() {
+        "[[" | "((" => true,
+        "command" => {
+            matches!(args.first().map(String::as_str), Some("-v") | Some("-V"))
+                && args.len() >= 2
+                && args[1..].iter().all(|a| !a.starts_with('-'))
+        }
+        "type" => !windows && !args.is_empty() && args.iter().all(|a| !a.contains('/')),
+        "hash" => args.first().map(String::as_str) == Some("-t") && args.len() >= 2,
+        "read" | "unset" | "export" | "declare" | "typeset" | "local" | "readonly" | "let" => {
+            names_plain(0)
+        }
+        _ => false,
+    }
+}
+
 /// A verb and whether it names what runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verb {
@@ -298,6 +341,13 @@ pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Opti
     let w0 = argv.first()?.literal()?;
     let base = basename(&w0).to_string();
     let one_token = is_path_aware(&base) || is_single_token(&base) || is_side_effect(&w0);
+    if pure_builtin(argv, false) {
+        let text = match (w0.as_str(), argv.get(1).and_then(Word::literal)) {
+            ("command" | "hash", Some(flag)) => format!("{w0} {flag}"),
+            _ => w0,
+        };
+        return Some(Verb { text, named: true });
+    }
     let Some(r) = reading else {
         let c = chain(argv, true)?;
         // §15.20: a bare program name is never persisted when verb-like

@@ -40,6 +40,7 @@ pub(super) fn validate(
     req: &Request,
     ctx: &Context,
     cwd: Option<String>,
+    policy: &Policy,
 ) -> Result<(Base, Analysis), Box<Decision>> {
     let invalid = req.tool.trim().is_empty()
         || req.command.trim().is_empty()
@@ -53,7 +54,7 @@ pub(super) fn validate(
             cwd.as_deref(),
             &analyze::Env {
                 home: ctx.home.clone(),
-                ..Default::default()
+                inert: policy.config.environment.inert.clone(),
             },
         ))
     };

@@ -260,7 +260,7 @@ pub fn evaluate(policy: &Policy, req: &Request, ctx: &Context, lookups: &dyn Loo
     }
     let cwd = resolve_cwd(req, ctx);
     // 1. Input validation.
-    let (base, mut analysis) = match layers::validate(req, ctx, cwd.clone()) {
+    let (base, mut analysis) = match layers::validate(req, ctx, cwd.clone(), policy) {
         Ok(v) => v,
         Err(invalid) => return *invalid,
     };

@@ -49,6 +49,31 @@ impl Walker<'_> {
             },
             _ => {
                 let old = cwd.dir.clone();
+                // `cd -P` goes where the kernel goes (links followed before
+                // `..`): a `..` after a component cannot be placed
+                // lexically (§15.20). Logical `cd` (the default) collapses
+                // `..` as written.
+                let physical = argv
+                    .iter()
+                    .skip(1)
+                    .filter_map(Word::literal)
+                    .take_while(|v| v.starts_with('-') && v.len() > 1 && v != "--")
+                    .fold(false, |p, v| {
+                        if v.contains('P') {
+                            true
+                        } else if v.contains('L') {
+                            false
+                        } else {
+                            p
+                        }
+                    });
+                if physical
+                    && target.is_some_and(|w| w.lossy_value().split('/').any(|seg| seg == ".."))
+                {
+                    self.reason("dynamic_path");
+                    cwd.dir = None;
+                    return;
+                }
                 let new = match target {
                     None => Some(self.env.home.clone()),
                     Some(w) => match w.expanded(&self.env.home) {

@@ -54,6 +54,7 @@ impl Walker<'_> {
                             units: ctx.units,
                             piped_or_async: ctx.piped_or_async,
                             in_function: ctx.in_function.clone(),
+                            stdin_words: None,
                         };
                         let first = self.out.invocations.len();
                         self.script(&script, &mut c, &ctx2);
@@ -78,6 +79,7 @@ impl Walker<'_> {
 
     /// Interpreters and shells: inline code, or a program read from
     /// standard input (§3.3, §4.2).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn interpreter(
         &mut self,
         base: &str,
@@ -86,9 +88,29 @@ impl Walker<'_> {
         proc_bodies: &[(usize, usize)],
         s: &Simple,
         stdin_piped: bool,
+        own_cwd: Option<&str>,
+        ctx: &Ctx,
     ) {
         if has_inline_code(base, argv) {
             self.reason("inline_code");
+            for w in argv.iter().skip(1) {
+                match w.literal() {
+                    // Literal code handing a static string to a shell
+                    // (`os.system("…")`, `` `…` ``): parsed and checked for
+                    // hard deny like `bash -c` (§15.19).
+                    Some(code) => {
+                        for cmd in shell_strings(&code) {
+                            self.ungated_text(&cmd, own_cwd, ctx);
+                        }
+                    }
+                    // `python3 -c "$(curl …)"`: downloaded code.
+                    None => {
+                        if word_has_download(self, w) {
+                            self.out.remote_code = true;
+                        }
+                    }
+                }
+            }
         }
         let stdin_code = redirects.iter().any(|r| {
             matches!(r.kind, RedirKind::HereDoc | RedirKind::HereString)
@@ -317,9 +339,172 @@ pub(super) fn program_operand_index(base: &str, argv: &[Word]) -> Option<usize> 
 pub(super) const INFO_FLAGS: &[&str] =
     &["--version", "-V", "--help", "-h", "-v", "-version", "-help"];
 
+/// Paths that name the process's standard input.
+pub(super) fn is_stdin_path(v: &str) -> bool {
+    v == "-"
+        || v == "/dev/stdin"
+        || v == "/dev/fd/0"
+        || v == "/proc/self/fd/0"
+        || (v.starts_with("/dev/fd/") || v.starts_with("/proc/self/fd/"))
+}
+
+/// Code that hands a string to a shell, in literal inline code of any
+/// interpreter: the first string argument of `system`, `os.system`,
+/// `os.popen`, `subprocess.*(…, shell=True)`, `exec`, `execSync`,
+/// `child_process.exec`, `popen`, `shell_exec`, `passthru`, and backquote or
+/// `%x{}`/`qx{}` strings; list arguments (`subprocess.run(["rm", …])`)
+/// are joined into a command line.
+pub(super) fn shell_strings(code: &str) -> Vec<String> {
+    const CALLS: &[&str] = &[
+        "system",
+        "popen",
+        "exec",
+        "execSync",
+        "spawnSync",
+        "execFileSync",
+        "shell_exec",
+        "passthru",
+        "proc_open",
+        "check_output",
+        "check_call",
+        "call",
+        "run",
+        "Popen",
+        "getoutput",
+        "getstatusoutput",
+        "spawn",
+        "execFile",
+        "execv",
+        "execvp",
+        "execl",
+        "execlp",
+        "capture2",
+        "capture3",
+        "popen3",
+    ];
+    let c: Vec<char> = code.chars().collect();
+    let n = c.len();
+    let mut out = Vec::new();
+    // Read a quoted string starting at c[i] (a quote); returns its text and
+    // the index after it.
+    let read_str = |i: usize| -> Option<(String, usize)> {
+        let q = *c.get(i)?;
+        if !matches!(q, '"' | '\'' | '`') {
+            return None;
+        }
+        // Python triple quotes.
+        let triple = i + 2 < n && c[i + 1] == q && c[i + 2] == q;
+        let mut j = if triple { i + 3 } else { i + 1 };
+        let mut s = String::new();
+        while j < n {
+            if c[j] == '\\' && j + 1 < n {
+                let e = c[j + 1];
+                s.push(match e {
+                    'n' => '\n',
+                    't' => '\t',
+                    other => other,
+                });
+                j += 2;
+                continue;
+            }
+            if c[j] == q && (!triple || (j + 2 < n && c[j + 1] == q && c[j + 2] == q)) {
+                return Some((s, if triple { j + 3 } else { j + 1 }));
+            }
+            s.push(c[j]);
+            j += 1;
+        }
+        None
+    };
+    let mut i = 0;
+    while i < n {
+        // Backquotes (Ruby, Perl, PHP) and %x{…} / qx{…}.
+        if c[i] == '`' {
+            if let Some((s, j)) = read_str(i) {
+                out.push(s);
+                i = j;
+                continue;
+            }
+        }
+        if (c[i] == '%' && i + 2 < n && c[i + 1] == 'x')
+            || (c[i] == 'q' && i + 2 < n && c[i + 1] == 'x')
+        {
+            let open = c[i + 2];
+            let close = match open {
+                '{' => '}',
+                '(' => ')',
+                '[' => ']',
+                '<' => '>',
+                o if !o.is_alphanumeric() && !o.is_whitespace() => o,
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            if let Some(end) = c[i + 3..].iter().position(|&x| x == close) {
+                out.push(c[i + 3..i + 3 + end].iter().collect());
+                i = i + 4 + end;
+                continue;
+            }
+        }
+        if c[i].is_ascii_alphabetic() || c[i] == '_' {
+            let start = i;
+            while i < n && (c[i].is_ascii_alphanumeric() || c[i] == '_') {
+                i += 1;
+            }
+            let name: String = c[start..i].iter().collect();
+            let mut j = i;
+            while j < n && c[j].is_whitespace() {
+                j += 1;
+            }
+            if !CALLS.contains(&name.as_str()) || j >= n || c[j] != '(' {
+                continue;
+            }
+            j += 1;
+            while j < n && c[j].is_whitespace() {
+                j += 1;
+            }
+            if j < n && c[j] == '[' {
+                // A list of strings: an argv.
+                let mut parts = Vec::new();
+                let mut k = j + 1;
+                while k < n && c[k] != ']' {
+                    if let Some((s, e)) = read_str(k) {
+                        parts.push(s);
+                        k = e;
+                    } else {
+                        k += 1;
+                    }
+                }
+                if !parts.is_empty() {
+                    out.push(
+                        parts
+                            .iter()
+                            .map(|p| format!("'{}'", p.replace('\'', "'\\''")))
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    );
+                }
+            } else if let Some((s, e)) = read_str(j) {
+                out.push(s);
+                i = e;
+                continue;
+            }
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
 /// A shell or interpreter with no program operand (or `-`/`-s`) reads its
 /// program from standard input.
 pub(super) fn program_from_stdin(base: &str, argv: &[Word]) -> bool {
+    // `bash /dev/stdin`, `python3 /proc/self/fd/0`.
+    if let Some(i) = program_operand_index(base, argv) {
+        if argv[i].literal().is_some_and(|v| is_stdin_path(&v)) {
+            return true;
+        }
+    }
     if argv.iter().skip(1).any(|w| {
         w.literal().is_some_and(|v| {
             v == "-"
@@ -343,8 +528,35 @@ pub(super) fn program_from_stdin(base: &str, argv: &[Word]) -> bool {
     program_operand_index(base, argv).is_none()
 }
 
-/// Whether an invocation takes its program from standard input.
+/// Whether an invocation takes its program from standard input: a shell
+/// or interpreter without a program operand, `source /dev/stdin`, or a
+/// program file option given stdin (`awk -f -`, `sed -f /dev/stdin`,
+/// `make -f -`).
 pub(super) fn reads_program_from_stdin(inv: &Invocation) -> bool {
     let base = inv.base();
-    (is_interpreter(&base) || is_shell(&base)) && program_from_stdin(&base, &inv.argv)
+    if (is_interpreter(&base) || is_shell(&base)) && program_from_stdin(&base, &inv.argv) {
+        return true;
+    }
+    if matches!(base.as_str(), "source" | ".") {
+        return inv
+            .argv
+            .get(1)
+            .and_then(Word::literal)
+            .is_some_and(|v| is_stdin_path(&v));
+    }
+    inv.reading.as_ref().is_some_and(stdin_program_option)
+}
+
+/// A program-file option (a `config`/`exec` value, or a `code` value that
+/// names a file) given standard input.
+pub(super) fn stdin_program_option(r: &super::Reading) -> bool {
+    use shellgate_programs::Role;
+    let args = r.args();
+    r.parsed.opts.iter().any(|o| {
+        !o.negated
+            && matches!(o.opt.value, Role::Config | Role::Exec)
+            && o.value
+                .and_then(|v| r.parsed.value_text(&args, v))
+                .is_some_and(is_stdin_path)
+    })
 }

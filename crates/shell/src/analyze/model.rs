@@ -168,6 +168,10 @@ impl Walker<'_> {
         let args = reading.args();
         let p = &reading.parsed;
         let mut uncovered = Vec::new();
+        // `awk -f -`, `sed -f /dev/stdin`, `make -f -`: code nobody can see.
+        if super::inline::stdin_program_option(reading) {
+            self.reason("stdin_program");
+        }
         for r in judge::uncovered(p, &args) {
             if judge::is_oneshot(&r) {
                 self.reason(&r);

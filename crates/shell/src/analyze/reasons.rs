@@ -32,6 +32,16 @@ impl Walker<'_> {
     ) {
         use super::envkind::{classify, excused_by_value, EnvKind};
         use shellgate_programs::Kind;
+        // Builtins that only print or test run no program that reads the
+        // environment.
+        if crate::verbs::is_side_effect(program) || crate::verbs::pure_builtin(&s.words, false) {
+            for name in env {
+                if classify(name, &self.env.inert) == EnvKind::CodeSelecting {
+                    self.reason(&format!("dangerous_env:{name}"));
+                }
+            }
+            return;
+        }
         let runs_project_code = program.contains('/')
             || reading.is_some_and(|r| {
                 matches!(r.parsed.leaf().kind, Kind::Build | Kind::Installer)
@@ -152,6 +162,63 @@ impl Walker<'_> {
             "xargs" | "parallel" | "watch" => {
                 self.reason("indirect_execution");
                 let inner = indirect_inner(base, argv);
+                // The command lines built from literal input are checked
+                // like written ones (§15.19): `echo / | xargs rm -rf`,
+                // `parallel rm -rf ::: /`, `xargs rm -rf <<< /`.
+                let mut inputs: Vec<String> = ctx.stdin_words.clone().unwrap_or_default();
+                for r in &s.redirects {
+                    if let crate::syntax::RedirTarget::HereString(w) = &r.target {
+                        if let Some(v) = w.literal() {
+                            inputs.extend(v.split_whitespace().map(str::to_string));
+                        }
+                    }
+                }
+                if base == "parallel" {
+                    let lits: Vec<String> = argv
+                        .iter()
+                        .map(|w| w.literal().unwrap_or_default())
+                        .collect();
+                    if let Some(k) = lits.iter().position(|v| v == ":::" || v == "::::") {
+                        inputs.extend(
+                            lits[k + 1..]
+                                .iter()
+                                .filter(|v| !v.starts_with(":::"))
+                                .cloned(),
+                        );
+                    }
+                }
+                let inner: Vec<Word> = inner
+                    .into_iter()
+                    .take_while(|w| !w.literal().is_some_and(|v| v.starts_with(":::")))
+                    .collect();
+                if !inputs.is_empty() && !inner.is_empty() {
+                    let replace = ["{}", "%"];
+                    let mut lines: Vec<Vec<Word>> = Vec::new();
+                    for input in &inputs {
+                        let mut line: Vec<Word> = Vec::new();
+                        let mut replaced = false;
+                        for w in &inner {
+                            match w.literal() {
+                                Some(v) if replace.iter().any(|r| v.contains(r)) => {
+                                    let nv = replace.iter().fold(v, |acc, r| acc.replace(r, input));
+                                    line.push(Word::static_text(&nv, w.start, false));
+                                    replaced = true;
+                                }
+                                _ => line.push(w.clone()),
+                            }
+                        }
+                        if !replaced {
+                            line.push(Word::static_text(input, s.start, false));
+                        }
+                        lines.push(line);
+                    }
+                    let mut all = inner.clone();
+                    all.extend(inputs.iter().map(|v| Word::static_text(v, s.start, false)));
+                    lines.push(all);
+                    for l in lines {
+                        self.ungated_argv(l, own_cwd, s.start);
+                    }
+                }
                 self.ungated_argv(inner, own_cwd, s.start);
             }
             "find" => {

@@ -103,6 +103,18 @@ pub(super) fn takes_value(base: &str, flag: &str) -> bool {
 /// Decide how one wrapper layer is removed.
 pub(super) fn unwrap_one(base: &str, argv: &[Word]) -> Unwrap {
     let lit = |i: usize| argv.get(i).and_then(Word::literal);
+    // `command -v NAME` / `-V` looks NAME up; only `command NAME ARGS…`
+    // runs it (SPEC §4.4).
+    if base == "command"
+        && argv
+            .iter()
+            .skip(1)
+            .map_while(Word::literal)
+            .take_while(|v| v.starts_with('-'))
+            .any(|v| v.contains('v') || v.contains('V'))
+    {
+        return Unwrap::No;
+    }
     match base {
         "command" | "builtin" | "exec" | "nohup" | "time" | "nice" | "timeout" | "stdbuf"
         | "setsid" | "ionice" => {

@@ -24,6 +24,9 @@ pub(super) struct Ctx {
     pub(super) piped_or_async: bool,
     /// Function names defined so far and being walked (fork bomb check).
     pub(super) in_function: Option<String>,
+    /// The words a literal `echo`/`printf` writes into this pipeline
+    /// element's standard input (what `xargs` would read, §15.19).
+    pub(super) stdin_words: Option<Vec<String>>,
 }
 
 /// The walk's state: what it found so far.
@@ -77,6 +80,11 @@ impl<'e> Walker<'e> {
             if multi {
                 ctx2.piped_or_async = true;
             }
+            ctx2.stdin_words = if i > 0 {
+                literal_output(&p.elems[i - 1].cmd)
+            } else {
+                None
+            };
             let before = self.out.patterns.len();
             let first_inv = self.out.invocations.len();
             let tops = if multi {
@@ -102,6 +110,26 @@ impl<'e> Walker<'e> {
                     continue;
                 };
                 if i > 0 && downloader_seen && reads_program_from_stdin(inv) {
+                    self.out.remote_code = true;
+                }
+            }
+            // A download reaching a program read from stdin further down:
+            // an output process substitution (`tee >(sh)`), or `xargs sh -c`
+            // building its command line from the download.
+            if i > 0 && downloader_seen {
+                let output_subst =
+                    matches!(&e.cmd, Command::Simple(s) if s.proc_substs.iter().any(|p| p.output));
+                let made = &self.out.invocations[first_inv.min(self.out.invocations.len())..];
+                if output_subst && made.iter().any(reads_program_from_stdin) {
+                    self.out.remote_code = true;
+                }
+                let feeds_shell = made.iter().any(|inv| {
+                    matches!(inv.base().as_str(), "xargs" | "parallel")
+                        && made
+                            .iter()
+                            .any(|x| !x.gated && (is_shell(&x.base()) || is_interpreter(&x.base())))
+                });
+                if feeds_shell {
                     self.out.remote_code = true;
                 }
             }
@@ -256,6 +284,7 @@ impl<'e> Walker<'e> {
                     units: false,
                     piped_or_async: false,
                     in_function: ctx.in_function.clone(),
+                    stdin_words: None,
                 };
                 self.script(&script, &mut c, &ctx2);
             }
@@ -363,7 +392,16 @@ impl<'e> Walker<'e> {
         // Interpreters and shells: inline code, or a program read from
         // standard input (§3.3, §4.2).
         if is_interpreter(&base) {
-            self.interpreter(&base, &argv, &redirects, &proc_bodies, s, stdin_piped);
+            self.interpreter(
+                &base,
+                &argv,
+                &redirects,
+                &proc_bodies,
+                s,
+                stdin_piped,
+                own_cwd.as_deref(),
+                ctx,
+            );
         }
 
         self.verb_reasons(&base, &argv, &env, own_cwd.as_deref(), &proc_bodies, s, ctx);
@@ -612,4 +650,35 @@ impl<'e> Walker<'e> {
             uncovered: Vec::new(),
         });
     }
+}
+
+/// The words a literal `echo`/`printf` writes (for `xargs` fed by it).
+fn literal_output(cmd: &Command) -> Option<Vec<String>> {
+    let Command::Simple(s) = cmd else {
+        return None;
+    };
+    let lits: Option<Vec<String>> = s.words.iter().map(Word::literal).collect();
+    let lits = lits?;
+    let (prog, args) = lits.split_first()?;
+    let out: Vec<String> = match basename(prog) {
+        "echo" => args
+            .iter()
+            .skip_while(|a| matches!(a.as_str(), "-n" | "-e" | "-E" | "-ne" | "-en"))
+            .cloned()
+            .collect(),
+        "printf" => {
+            let (fmt, rest) = args.split_first()?;
+            if rest.is_empty() {
+                vec![fmt.replace("\\n", "\n")]
+            } else {
+                rest.to_vec()
+            }
+        }
+        _ => return None,
+    };
+    Some(
+        out.iter()
+            .flat_map(|a| a.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .collect(),
+    )
 }
