@@ -56,6 +56,29 @@ pub(super) fn rm(args: &[XArg], place: Place, what: &str) -> Option<Denial> {
     None
 }
 
+/// A critical target of `find -delete`, `rsync --delete` or `mv` that does
+/// not hold the home directory. Those that hold it (`/`, the home, its
+/// ancestors) hold the gate's own files too, and deleting or moving them is
+/// decided by the protected paths (§9.4, contract case adv-229: `find /
+/// -delete` is `protected_path`); SPEC §9.3 names `rm` for hard deny.
+fn critical_elsewhere(a: &XArg, place: Place) -> Option<String> {
+    let t = critical(a, place, true)?;
+    let home = shellgate_shell::paths::normalize(place.home);
+    let holds_home =
+        |p: &str| shellgate_shell::paths::is_within(&home, if p.is_empty() { "/" } else { p });
+    // The directory the target may be (a run-time piece may be empty) or
+    // whose entries it may be (a glob).
+    let dir = if let Some(d) = t.strip_suffix("/…") {
+        d.to_string()
+    } else if !a.metas.is_empty() {
+        t.rsplit_once('/')
+            .map_or(String::new(), |(d, _)| d.to_string())
+    } else {
+        t.clone()
+    };
+    (!holds_home(&dir)).then_some(t)
+}
+
 /// Tests that narrow what `find` selects: with one of them (and no `-o`,
 /// `,` or negation) a delete is not the whole tree.
 const FIND_NARROWING: &[&str] = &[
@@ -143,7 +166,7 @@ fn find(c: &Cmd) -> Option<Denial> {
         starts
     };
     for a in starts {
-        if let Some(t) = critical(a, c.place, true) {
+        if let Some(t) = critical_elsewhere(a, c.place) {
             return deny(SD, format!("find deletes everything under {t}"));
         }
     }
@@ -197,7 +220,7 @@ fn local_or_remote_critical(a: &XArg, place: Place) -> Option<String> {
     let slash = text.find('/');
     let remote = colon.is_some_and(|c| slash.is_none_or(|s| c < s));
     if !remote {
-        return critical(a, place, true);
+        return critical_elsewhere(a, place);
     }
     let c = colon.unwrap_or(0);
     let path = &text[c + 1..];
@@ -228,7 +251,7 @@ fn mv(c: &Cmd) -> Option<Denial> {
         if !a.metas.is_empty() {
             continue;
         }
-        if let Some(t) = critical(a, c.place, true) {
+        if let Some(t) = critical_elsewhere(a, c.place) {
             return deny(SD, format!("mv moves {t} away"));
         }
     }

@@ -120,16 +120,15 @@ fn recursive_delete_normalized() {
             "rm $FLAGS /",
             "rm -z -r /",
             "$RM -rf /",
-            "find / -delete",
-            "find ~ -type f -delete",
-            "find -L / -mindepth 1 -delete",
             "find /etc -exec rm -rf {} +",
-            "find ~ -name x -o -delete",
-            "rsync -a --delete empty/ /",
-            "rsync -a --del empty/ ~/",
+            "find /usr -delete",
+            "find -L /var -mindepth 1 -delete",
+            "find /etc -name x -o -delete",
+            "rsync -a --delete empty/ /usr/",
+            "rsync -a --del empty/ /etc",
+            "mv /usr /tmp/usr",
             "rsync -av --delete-after x/ host:/",
             "rsync -a --delete x/ host:",
-            "mv ~ /tmp/old",
             "mv /etc /tmp/etc",
             "chmod -R 000 /",
             "chmod --rec 777 /etc",
@@ -171,6 +170,13 @@ fn recursive_delete_normalized() {
         "mkfs.ext4 --help",
         "git rm -rf /",
         "docker rm -f x",
+        // Trees that hold the home (and the gate's files) are decided by the
+        // protected paths when deleted by find/rsync/mv (contract adv-229).
+        "find / -delete",
+        "find ~ -type f -delete",
+        "rsync -a --delete empty/ /",
+        "rsync -a --del empty/ ~/",
+        "mv ~ /tmp/old",
     ]);
 }
 
