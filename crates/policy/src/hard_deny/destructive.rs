@@ -231,7 +231,7 @@ fn local_or_remote_critical(a: &XArg, place: Place) -> Option<String> {
     if matches!(path, "" | "." | "./" | "~" | "~/") && a.is_static() {
         return Some(format!("{host}:~ (the remote home)"));
     }
-    let rest = a.from_offset(c + 1);
+    let rest = a.value_from(c + 1);
     let remote_place = Place {
         home: "/nonexistent-remote-home",
         cwd: None,

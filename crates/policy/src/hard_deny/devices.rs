@@ -64,7 +64,7 @@ fn dd(c: &Cmd) -> Option<Denial> {
         let t = a.text();
         for key in ["of=", "hof=", "ofs=", "hofs=", "vf="] {
             if t.starts_with(key) {
-                if let Some(d) = dev(c, &a.from_offset(key.len())) {
+                if let Some(d) = dev(c, &a.value_from(key.len())) {
                     return Some(d);
                 }
             }
@@ -87,7 +87,7 @@ fn by_model(c: &Cmd) -> Option<Denial> {
         }
         if let Some(v) = u.value {
             if let Some(a) = c.args.get(v.at) {
-                if let Some(d) = dev(c, &a.from_offset(v.offset)) {
+                if let Some(d) = dev(c, &a.value_from(v.offset)) {
                     return Some(d);
                 }
             }

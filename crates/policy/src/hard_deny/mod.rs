@@ -240,7 +240,7 @@ fn runner(c: &Cmd) -> Option<Denial> {
             continue;
         }
         let Some(v) = u.value else { continue };
-        if let Some(text) = c.args.get(v.at).and_then(|a| a.from_offset(v.offset).value) {
+        if let Some(text) = c.args.get(v.at).and_then(|a| a.value_from(v.offset).value) {
             if let Some(d) = command_string(&text, c) {
                 return Some(d);
             }

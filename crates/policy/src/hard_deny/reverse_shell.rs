@@ -266,10 +266,9 @@ pub(super) fn check(c: &Cmd) -> Option<Denial> {
     }
     if matches!(base, "awk" | "gawk") {
         let text: String = c.args.iter().map(XArg::text).collect::<Vec<_>>().join(" ");
-        if text.contains("/inet/") || text.contains("/inet4/") || text.contains("/inet6/") {
-            if text.contains("|&") {
-                return deny(RC, "gawk talks to a network socket and runs what it reads");
-            }
+        let inet = text.contains("/inet/") || text.contains("/inet4/") || text.contains("/inet6/");
+        if inet && text.contains("|&") {
+            return deny(RC, "gawk talks to a network socket and runs what it reads");
         }
         return None;
     }

@@ -577,19 +577,17 @@ pub(super) fn lookup_and_kill(a: &Analysis, home: &str) -> Option<Denial> {
                     pids.is_empty() || pids.iter().any(|x| !x.is_static() || !x.metas.is_empty())
                 });
             }
-            "pgrep" | "pgrep.exe" => {
-                if finds.is_none() {
-                    finds = pgrep_selects_gate(args, home);
-                }
+            "pgrep" | "pgrep.exe" if finds.is_none() => {
+                finds = pgrep_selects_gate(args, home);
             }
-            "pidof" | "pidofproc" => {
+            "pidof" | "pidofproc"
                 if args.iter().any(|x| {
                     x.value
                         .as_deref()
                         .is_some_and(|v| !v.starts_with('-') && basename(v) == GATE_NAME)
-                }) {
-                    finds = Some("pidof names the gate".into());
-                }
+                }) =>
+            {
+                finds = Some("pidof names the gate".into());
             }
             "grep" | "egrep" | "fgrep" | "rg" | "awk" | "gawk" | "mawk" => {
                 let targets = gate_cmdlines(home);

@@ -501,3 +501,70 @@ fn compound_order_and_wrappers() {
         Some("hard_deny_system_destructive")
     );
 }
+
+/// Option normalization never turns a hard deny into anything else: every
+/// spelling getopt_long accepts for the recursive flag, in any position,
+/// with any target spelling of the same directory.
+#[test]
+fn spellings_of_recursive_delete_all_deny() {
+    let flags = [
+        "-r",
+        "-R",
+        "-rf",
+        "-fr",
+        "-Rf",
+        "-fR",
+        "-vrf",
+        "-rfv",
+        "--recursive",
+        "--rec",
+        "--recu",
+        "--recursive --force",
+        "-r -f",
+        "-f -r",
+        "--force --rec",
+        "-dr",
+        "-rI",
+        "-r{,f}",
+    ];
+    let targets = [
+        "/",
+        "//",
+        "/.",
+        "~",
+        "~/",
+        "$HOME",
+        "\"$HOME\"",
+        "/etc",
+        "/etc/",
+        "/tmp/../etc",
+        "~/..",
+        "/usr/local",
+        "/*",
+        "~/*",
+        "/home",
+        "../..",
+        "'/'",
+        "\"/\"",
+        "/{etc,usr}",
+    ];
+    for f in flags {
+        for t in targets {
+            for cmd in [
+                format!("rm {f} {t}"),
+                format!("rm {t} {f}"),
+                format!("rm {f} -- {t}"),
+                format!("/bin/rm {f} {t}"),
+                format!("busybox rm {f} {t}"),
+            ] {
+                assert_eq!(
+                    hd(&cmd).as_deref(),
+                    Some("hard_deny_system_destructive"),
+                    "{cmd}"
+                );
+            }
+        }
+    }
+    // After `--` a dash word is a file name, not an option.
+    assert_eq!(hd("rm -- -rf /"), None);
+}

@@ -73,7 +73,7 @@ impl XArg {
 
     /// The part of the argument from byte `offset` on (a glued option
     /// value such as `-oFILE` or `of=FILE`).
-    pub fn from_offset(&self, offset: usize) -> XArg {
+    pub fn value_from(&self, offset: usize) -> XArg {
         let cut = |s: &str| s.get(offset..).unwrap_or("").to_string();
         let shift = |m: &[usize]| -> Vec<usize> {
             m.iter()
@@ -400,7 +400,7 @@ impl Read {
             .iter()
             .filter(|g| g.name == name)
             .filter_map(|g| g.value)
-            .filter_map(|(at, off)| args.get(at).map(|a| a.from_offset(off)))
+            .filter_map(|(at, off)| args.get(at).map(|a| a.value_from(off)))
             .collect()
     }
 
