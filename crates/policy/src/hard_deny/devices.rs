@@ -73,6 +73,28 @@ fn dd(c: &Cmd) -> Option<Denial> {
     None
 }
 
+/// A write target that is a directory under `/dev` (`cp -t /dev sda`,
+/// `cp x /dev/`): the sources' names land there and overwrite a device
+/// of the same name.
+fn into_dev_dir(c: &Cmd, target: &XArg, sources: &[&XArg]) -> Option<Denial> {
+    let dir = target.value.as_deref()?;
+    let abs = if dir.starts_with('/') {
+        shellgate_shell::paths::normalize(dir)
+    } else {
+        shellgate_shell::paths::resolve(c.place.cwd?, dir)
+    };
+    if abs != "/dev" && !abs.starts_with("/dev/") {
+        return None;
+    }
+    sources.iter().find_map(|s| {
+        let name = shellgate_shell::paths::basename(s.text());
+        if name.is_empty() {
+            return None;
+        }
+        dev(c, &XArg::lit(&format!("{abs}/{name}")))
+    })
+}
+
 /// Programs with a spec: operands and option values whose role writes.
 fn by_model(c: &Cmd) -> Option<Denial> {
     let prog = lookup(&c.base)?;
@@ -90,7 +112,34 @@ fn by_model(c: &Cmd) -> Option<Denial> {
                 if let Some(d) = dev(c, &a.value_from(v.offset)) {
                     return Some(d);
                 }
+                let sources: Vec<&XArg> = p
+                    .positionals
+                    .iter()
+                    .filter_map(|&i| c.args.get(i))
+                    .collect();
+                if let Some(d) = into_dev_dir(c, &a.value_from(v.offset), &sources) {
+                    return Some(d);
+                }
             }
+        }
+    }
+    let ops = p.operands();
+    for op in &ops {
+        if op.role != Role::Write
+            || !matches!(c.base.as_str(), "cp" | "mv" | "install" | "ln" | "rsync")
+        {
+            continue;
+        }
+        let Some(target) = c.args.get(op.at) else {
+            continue;
+        };
+        let sources: Vec<&XArg> = ops
+            .iter()
+            .filter(|o| o.at != op.at)
+            .filter_map(|o| c.args.get(o.at))
+            .collect();
+        if let Some(d) = into_dev_dir(c, target, &sources) {
+            return Some(d);
         }
     }
     for op in p.operands() {

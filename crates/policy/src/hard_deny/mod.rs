@@ -164,7 +164,18 @@ fn invocation_depth(inv: &Invocation, home: &str, depth: usize) -> Option<Denial
 fn check_argv(argv: &[XArg], redirects: &[Redirect], place: Place, depth: usize) -> Option<Denial> {
     let (prog, args) = argv.split_first()?;
     let Some(p) = prog.value.as_deref() else {
-        // A program only known at run time may be `rm`: read it as one.
+        // A program only known at run time: `$(which sudo)` names a
+        // privilege tool; otherwise it may be `rm`: read it as one.
+        let named = prog
+            .raw
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+            .find(|w| PRIVILEGE.contains(w) || MORE_PRIVILEGE.contains(w));
+        if let Some(tool) = named {
+            return deny(
+                "privilege_escalation",
+                format!("the program is computed from {tool}, which runs commands with elevated privileges"),
+            );
+        }
         return devices::redirects(redirects, place)
             .or_else(|| destructive::rm(args, place, "a program only known at run time"));
     };
@@ -187,7 +198,7 @@ fn check_argv(argv: &[XArg], redirects: &[Redirect], place: Place, depth: usize)
 /// Tools that run commands as another (privileged) user.
 const MORE_PRIVILEGE: &[&str] = &[
     "sudoedit", "sudo-rs", "su-rs", "ksu", "calife", "pbrun", "dzdo", "pfexec", "gsudo", "doas",
-    "run0", "please",
+    "run0", "please", "runuser",
 ];
 
 fn privilege(c: &Cmd) -> Option<Denial> {

@@ -139,6 +139,7 @@ const CONNECTORS: &[&str] = &[
     "cryptcat",
     "pwncat",
     "sbd",
+    "ztcp",
 ];
 
 fn opens_connection(inv: &Invocation, argv: &[XArg]) -> bool {
@@ -170,7 +171,7 @@ fn opens_connection(inv: &Invocation, argv: &[XArg]) -> bool {
 }
 
 /// A stdin reader whose input is not a heredoc, a here-string or a file.
-fn network_fed_reader(inv: &Invocation, argv: &[XArg]) -> bool {
+fn network_fed_reader(inv: &Invocation, argv: &[XArg], fifos: bool) -> bool {
     let Some((prog, args)) = argv.split_first() else {
         return false;
     };
@@ -190,7 +191,9 @@ fn network_fed_reader(inv: &Invocation, argv: &[XArg]) -> bool {
     let fed_otherwise = inv.redirects.iter().any(|r| match (&r.kind, &r.target) {
         (RedirKind::HereDoc | RedirKind::HereString, _) => fd0(&r.op),
         (RedirKind::Read, RedirTarget::File(w)) => {
-            fd0(&r.op) && !w.literal().is_some_and(|v| net_path(&v))
+            // A file read is not a connection, unless the call makes
+            // named pipes (`mkfifo f; sh < f | nc h p > f`).
+            fd0(&r.op) && !fifos && !w.literal().is_some_and(|v| net_path(&v))
         }
         _ => false,
     });
@@ -203,10 +206,34 @@ pub(super) fn call_wide(a: &Analysis, home: &str) -> Option<Denial> {
     let mut reader = false;
     let mut dyn_program = false;
     let mut reads_lines = false;
+    // Files a connection writes (`nc h p > f`): a reader of one of them is
+    // fed by the connection (a named pipe made earlier).
+    let conn_outputs: Vec<String> = a
+        .invocations
+        .iter()
+        .filter(|inv| CONNECTORS.contains(&inv.base().as_str()))
+        .flat_map(|inv| inv.redirects.iter())
+        .filter(|r| r.kind.writes())
+        .filter_map(|r| r.file().and_then(|w| w.literal()))
+        .collect();
+    let fed_by_connection = a.invocations.iter().any(|inv| {
+        inv.redirects.iter().any(|r| {
+            r.kind == RedirKind::Read
+                && r.file()
+                    .and_then(|w| w.literal())
+                    .is_some_and(|f| conn_outputs.contains(&f))
+        })
+    });
+    let fifos = fed_by_connection
+        || a.invocations.iter().any(|inv| {
+            let b = inv.base();
+            b == "mkfifo"
+                || (b == "mknod" && inv.argv.iter().any(|w| w.literal().as_deref() == Some("p")))
+        });
     for inv in &a.invocations {
         let argv = super::words::expand_all(&inv.argv, home);
         conn |= opens_connection(inv, &argv);
-        reader |= network_fed_reader(inv, &argv);
+        reader |= network_fed_reader(inv, &argv, fifos);
         match argv.first().and_then(|p| p.value.as_deref()) {
             None if !argv.is_empty() => dyn_program = true,
             Some("read") => reads_lines = true,

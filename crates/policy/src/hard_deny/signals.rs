@@ -526,6 +526,25 @@ pub(super) fn check(c: &Cmd) -> Option<Denial> {
             }
             None
         }
+        "launchctl" => {
+            // macOS: unloading, stopping or removing the gate's agent.
+            let verb = c
+                .args
+                .iter()
+                .find(|a| !a.text().starts_with('-'))
+                .map(XArg::text);
+            let stops = matches!(
+                verb,
+                Some("stop" | "remove" | "unload" | "bootout" | "kill" | "disable")
+            );
+            let names_gate = c
+                .args
+                .iter()
+                .any(|a| a.text().to_ascii_lowercase().contains(GATE_NAME));
+            (stops && names_gate)
+                .then(|| deny(SELF, "launchctl stops the gate's agent"))
+                .flatten()
+        }
         "loginctl" => {
             let ops: Vec<&XArg> = c
                 .args

