@@ -565,7 +565,11 @@ pub(super) fn systemctl_words(args: &[XArg]) -> (Vec<String>, Vec<XArg>, bool) {
 
 fn systemctl(c: &Cmd) -> Option<Denial> {
     let (verbs, ops, help) = systemctl_words(&c.args);
-    if help {
+    let cancels = getopt(&c.args, SYSTEMCTL_OPTS, true)
+        .values("when", &c.args)
+        .iter()
+        .any(|w| w.text() == "cancel");
+    if help || cancels {
         return None;
     }
     for v in &verbs {

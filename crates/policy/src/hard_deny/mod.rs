@@ -262,7 +262,12 @@ fn runner(c: &Cmd) -> Option<Denial> {
     }
     let ops = p.operands();
     if let Some(start) = ops.iter().find(|o| o.role == Role::Argv) {
-        return check_argv(&c.args[start.at..], &[], c.place, c.depth + 1);
+        return check_argv(
+            c.args.get(start.at..).unwrap_or(&[]),
+            &[],
+            c.place,
+            c.depth + 1,
+        );
     }
     let words: Option<Vec<String>> = ops
         .iter()

@@ -441,42 +441,89 @@ fn kill_all(args: &[XArg]) -> bool {
     })
 }
 
-/// Minimal fnmatch: `*`, `?`, `[…]` (with `!`/`^` and ranges).
+/// Minimal fnmatch: `*`, `?`, `[…]` (with `!`/`^` and ranges), by dynamic
+/// programming (linear in pattern × text, whatever the stars).
 pub(super) fn fnmatch(pat: &str, text: &str) -> bool {
     let p: Vec<char> = pat.chars().collect();
     let t: Vec<char> = text.chars().collect();
-    fn go(p: &[char], t: &[char]) -> bool {
-        match p.first() {
-            None => t.is_empty(),
-            Some('*') => (0..=t.len()).any(|k| go(&p[1..], &t[k..])),
-            Some('?') => !t.is_empty() && go(&p[1..], &t[1..]),
-            Some('[') => {
-                let Some(end) = p.iter().skip(2).position(|&c| c == ']').map(|e| e + 2) else {
-                    return t.first() == Some(&'[') && go(&p[1..], &t[1..]);
-                };
-                let Some(&c) = t.first() else { return false };
-                let mut body = &p[1..end];
-                let neg = matches!(body.first(), Some('!' | '^'));
-                if neg {
-                    body = &body[1..];
-                }
-                let mut hit = false;
-                let mut k = 0;
-                while k < body.len() {
-                    if k + 2 < body.len() && body[k + 1] == '-' {
-                        hit |= body[k] <= c && c <= body[k + 2];
-                        k += 3;
-                    } else {
-                        hit |= body[k] == c;
-                        k += 1;
-                    }
-                }
-                hit != neg && go(&p[end + 1..], &t[1..])
-            }
-            Some(&c) => t.first() == Some(&c) && go(&p[1..], &t[1..]),
-        }
+    // Pattern items: a char, `?`, `*`, or a bracket set.
+    enum Item {
+        Char(char),
+        Any,
+        Star,
+        Set(Vec<(char, char)>, bool),
     }
-    go(&p, &t)
+    let mut items = Vec::new();
+    let mut i = 0;
+    while i < p.len() {
+        match p[i] {
+            '*' => items.push(Item::Star),
+            '?' => items.push(Item::Any),
+            '[' => {
+                let start = i + 1;
+                let first = start + usize::from(matches!(p.get(start), Some('!' | '^')));
+                let end = p
+                    .iter()
+                    .skip(first + 1)
+                    .position(|&c| c == ']')
+                    .map(|e| e + first + 1);
+                match end {
+                    Some(end) => {
+                        let neg = first > start;
+                        let body = &p[first..end];
+                        let mut ranges = Vec::new();
+                        let mut k = 0;
+                        while k < body.len() {
+                            if k + 2 < body.len() && body[k + 1] == '-' {
+                                ranges.push((body[k], body[k + 2]));
+                                k += 3;
+                            } else {
+                                ranges.push((body[k], body[k]));
+                                k += 1;
+                            }
+                        }
+                        items.push(Item::Set(ranges, neg));
+                        i = end;
+                    }
+                    None => items.push(Item::Char('[')),
+                }
+            }
+            c => items.push(Item::Char(c)),
+        }
+        i += 1;
+    }
+    // reach[j]: the items so far can match t[..j].
+    let mut reach = vec![false; t.len() + 1];
+    reach[0] = true;
+    for it in &items {
+        let mut next = vec![false; t.len() + 1];
+        match it {
+            Item::Star => {
+                let mut any = false;
+                for j in 0..=t.len() {
+                    any |= reach[j];
+                    next[j] = any;
+                }
+            }
+            _ => {
+                for j in 0..t.len() {
+                    if !reach[j] {
+                        continue;
+                    }
+                    let c = t[j];
+                    let ok = match it {
+                        Item::Char(x) => *x == c,
+                        Item::Any => true,
+                        Item::Set(r, neg) => r.iter().any(|&(a, b)| a <= c && c <= b) != *neg,
+                        Item::Star => false,
+                    };
+                    next[j + 1] |= ok;
+                }
+            }
+        }
+        reach = next;
+    }
+    reach[t.len()]
 }
 
 /// systemctl verbs that stop a unit.
@@ -733,5 +780,7 @@ mod tests {
         assert!(fnmatch("s[h]ellgate.s?rvice", "shellgate.service"));
         assert!(fnmatch("[!x]hellgate.service", "shellgate.service"));
         assert!(!fnmatch("nginx*", "shellgate.service"));
+        assert!(fnmatch("*", ""));
+        assert!(!fnmatch(&"*a".repeat(60), "shellgate.service"));
     }
 }

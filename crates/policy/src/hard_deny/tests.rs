@@ -308,6 +308,8 @@ fn machine_stop() {
         "init --version",
         "loginctl list-sessions",
         "kexec -l vmlinuz",
+        "systemctl halt --when cancel",
+        "systemctl soft-reboot --when=cancel",
     ]);
 }
 
@@ -588,4 +590,23 @@ fn spellings_of_recursive_delete_all_deny() {
     }
     // After `--` a dash word is a file name, not an option.
     assert_eq!(hd("rm -- -rf /"), None);
+}
+
+/// Ad hoc: `HD_CORPUS=file cargo test … corpus_no_panic -- --ignored`
+/// runs hard deny over every line of a corpus and prints what it denies.
+#[test]
+#[ignore]
+fn corpus_no_panic() {
+    let Ok(path) = std::env::var("HD_CORPUS") else {
+        return;
+    };
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut n = 0;
+    for line in text.lines() {
+        if let Some(r) = hd(line) {
+            n += 1;
+            println!("{r}\t{line}");
+        }
+    }
+    println!("denied {n} of {}", text.lines().count());
 }

@@ -111,6 +111,9 @@ enum Tok {
 /// word is read as unknown (dynamic).
 const MAX_EXPANSIONS: usize = 256;
 
+/// At most this many brace groups in one word are expanded.
+const MAX_BRACE_GROUPS: usize = 16;
+
 /// The arguments one shell word becomes.
 pub(crate) fn expand(w: &Word, home: &str) -> Vec<XArg> {
     if w.unparsed || w.proc_subst {
@@ -132,6 +135,11 @@ pub(crate) fn expand(w: &Word, home: &str) -> Vec<XArg> {
     }
     if !w.brace {
         return vec![build(&toks, &w.raw)];
+    }
+    // Each brace group is one level of expansion: a word with more groups
+    // than any real command has is read as unknown (bounded work).
+    if toks.iter().filter(|t| **t == Tok::C('{', false)).count() > MAX_BRACE_GROUPS {
+        return vec![dynamic(&w.raw)];
     }
     let mut out = Vec::new();
     let mut too_many = false;
@@ -593,6 +601,10 @@ mod tests {
         assert_eq!(ex("~/x"), ["/home/u/x"]);
         assert_eq!(ex("$HOME/.."), ["/home/u/.."]);
         assert_eq!(ex("/$X/y"), ["</…/y>"]);
+        // Bounded: too many groups or results read as unknown.
+        assert_eq!(ex(&"{a,b}".repeat(40)), ["<…>"]);
+        assert_eq!(ex(&"{a,b}".repeat(9)), ["<…>"]);
+        assert_eq!(ex("{1..100000}"), ["{1..100000}"]);
     }
 
     #[test]
