@@ -45,6 +45,10 @@ pub(super) fn rm(args: &[XArg], place: Place, what: &str) -> Option<Denial> {
     for &i in &p.positionals {
         let Some(a) = args.get(i) else { continue };
         if let Some(t) = critical(a, place, true) {
+            if recursive && what == "rm" {
+                // The wording the hosts' fixtures show (`rm -r of /`).
+                return deny(SD, format!("rm -r of {}", a.raw));
+            }
             let how = if recursive {
                 "recursively deletes"
             } else {
