@@ -44,6 +44,9 @@ pub(super) fn check(c: &Cmd) -> Option<Denial> {
     if let Some(d) = redirects(c.redirects, c.place) {
         return Some(d);
     }
+    if let Some(d) = inline_code(c) {
+        return Some(d);
+    }
     let base = c.base.as_str();
     if matches!(base, "dd" | "dcfldd" | "dc3dd") {
         return dd(c);
@@ -605,4 +608,39 @@ fn local_tools(c: &Cmd) -> Option<Denial> {
             None
         }
     }
+}
+
+/// An extra net for static inline code of interpreters (`python -c
+/// "open('/dev/sda','wb')…"`): a disk device path named in code that opens
+/// files for writing.
+fn inline_code(c: &Cmd) -> Option<Denial> {
+    super::reverse_shell::lang(&c.base).filter(|l| *l != super::reverse_shell::Lang::Shell)?;
+    let code: String = c
+        .args
+        .iter()
+        .filter_map(|a| a.value.as_deref())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let writes = [
+        "'w", "\"w", "'r+", "\"r+", "'a", "\"a", "o_wronly", "o_rdwr", "write", "open(", ">",
+    ]
+    .iter()
+    .any(|m| code.to_ascii_lowercase().contains(m));
+    if !writes {
+        return None;
+    }
+    for (i, _) in code.match_indices("/dev/") {
+        let path: String = code[i..]
+            .chars()
+            .take_while(|ch| {
+                ch.is_ascii_alphanumeric() || matches!(ch, '/' | '-' | '_' | '.' | ':')
+            })
+            .collect();
+        if let Some((s, t)) = special(&XArg::lit(&path), c.place) {
+            if s == Special::Disk {
+                return found(&format!("{} code", c.base), s, &t);
+            }
+        }
+    }
+    None
 }
