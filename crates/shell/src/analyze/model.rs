@@ -212,7 +212,16 @@ impl Walker<'_> {
         // A runner's command line: walked ungated (hard deny sees what it
         // runs). Its verb must name the program it runs, or no grant can
         // cover it; a program hard deny concerns makes it complex.
-        if let Some(at) = argv_start {
+        // Only runners and build tools run it here (a container's command
+        // line runs inside the container).
+        let runs_here = matches!(
+            p.leaf().kind,
+            shellgate_programs::Kind::Runner | shellgate_programs::Kind::Build
+        ) || matches!(
+            p.program.root.kind,
+            shellgate_programs::Kind::Runner | shellgate_programs::Kind::Build
+        );
+        if let Some(at) = argv_start.filter(|_| runs_here) {
             let inner: Vec<Word> = argv.get(at + 1..).map(<[Word]>::to_vec).unwrap_or_default();
             if let Some(first) = inner.first() {
                 match first.literal() {

@@ -1,0 +1,651 @@
+//! `system_destructive` on trees: recursive deletes (`rm -r`, `find
+//! -delete`, `rsync --delete`), moving a critical tree away, recursive
+//! `chmod`/`chown`/`chgrp` of system trees, formatting (`mkfs*`), and
+//! stopping the machine.
+//!
+//! Options are read with the program model (`shellgate_programs`), so
+//! `--rec`, `-Rf`, `-rfv`, `--recursive` and `--` mean what GNU getopt_long
+//! makes of them. Fail closed: an option the model cannot read (unknown,
+//! ambiguous, or only known at run time) next to a critical target denies.
+
+use super::targets::{critical, Place};
+use super::words::{getopt, o, LOpt, Val, XArg};
+use super::{deny, Cmd, Denial};
+use shellgate_programs::{fx, lookup, parse, Arg, Parsed, Role};
+
+const SD: &str = "system_destructive";
+
+pub(super) fn check(c: &Cmd) -> Option<Denial> {
+    match c.base.as_str() {
+        "rm" | "grm" => rm(&c.args, c.place, "rm"),
+        "find" | "gfind" => find(c),
+        "rsync" => rsync(c),
+        "mv" | "gmv" => mv(c),
+        "chmod" | "chown" | "chgrp" | "gchmod" | "gchown" | "gchgrp" => chmod(c),
+        b if is_formatter(b) => formatter(c),
+        _ => machine_stop(c),
+    }
+}
+
+fn model(id: &str, args: &[XArg]) -> Option<Parsed> {
+    let prog = lookup(id)?;
+    let a: Vec<Arg> = args.iter().map(XArg::arg).collect();
+    Some(parse(prog, &a))
+}
+
+/// `rm` (also a program only known at run time read as `rm`): recursive,
+/// or options that cannot be read, with a critical operand.
+pub(super) fn rm(args: &[XArg], place: Place, what: &str) -> Option<Denial> {
+    let p = model("rm", args)?;
+    let recursive = p.any_effect(fx::RECURSIVE);
+    let unreadable = !p.problems.is_empty();
+    if !recursive && !unreadable {
+        return None;
+    }
+    for &i in &p.positionals {
+        let Some(a) = args.get(i) else { continue };
+        if let Some(t) = critical(a, place, true) {
+            if recursive && what == "rm" {
+                // The wording the hosts' fixtures show (`rm -r of /`).
+                return deny(SD, format!("rm -r of {}", a.raw));
+            }
+            let how = if recursive {
+                "recursively deletes"
+            } else {
+                "has options that cannot be read (they may be -r) and targets"
+            };
+            return deny(SD, format!("{what} {how} {t} (`{}`)", a.raw));
+        }
+    }
+    None
+}
+
+/// A critical target of `find -delete`, `rsync --delete` or `mv` that does
+/// not hold the home directory. Those that hold it (`/`, the home, its
+/// ancestors) hold the gate's own files too, and deleting or moving them is
+/// decided by the protected paths (§9.4, contract case adv-229: `find /
+/// -delete` is `protected_path`); SPEC §9.3 names `rm` for hard deny.
+fn critical_elsewhere(a: &XArg, place: Place) -> Option<String> {
+    let t = critical(a, place, true)?;
+    let home = shellgate_shell::paths::normalize(place.home);
+    let holds_home =
+        |p: &str| shellgate_shell::paths::is_within(&home, if p.is_empty() { "/" } else { p });
+    // The directory the target may be (a run-time piece may be empty) or
+    // whose entries it may be (a glob).
+    let dir = if let Some(d) = t.strip_suffix("/…") {
+        d.to_string()
+    } else if !a.metas.is_empty() {
+        t.rsplit_once('/')
+            .map_or(String::new(), |(d, _)| d.to_string())
+    } else {
+        t.clone()
+    };
+    (!holds_home(&dir)).then_some(t)
+}
+
+/// Tests that narrow what `find` selects: with one of them (and no `-o`,
+/// `,` or negation) a delete is not the whole tree.
+const FIND_NARROWING: &[&str] = &[
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-lname",
+    "-ilname",
+    "-newer",
+    "-anewer",
+    "-cnewer",
+    "-newermt",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-used",
+    "-size",
+    "-empty",
+    "-user",
+    "-group",
+    "-uid",
+    "-gid",
+    "-nouser",
+    "-nogroup",
+    "-perm",
+    "-inum",
+    "-samefile",
+    "-links",
+    "-fstype",
+    "-context",
+];
+
+/// Programs that delete what `find -exec` hands them.
+const DELETERS: &[&str] = &["rm", "grm", "shred", "unlink", "rmdir", "srm"];
+
+/// `find START… -delete` (or `-exec rm …`) over a critical tree with no
+/// test that narrows the selection.
+fn find(c: &Cmd) -> Option<Denial> {
+    let p = model("find", &c.args)?;
+    let deletes = p.opts.iter().any(|u| {
+        u.opt.has(fx::DELETES)
+            || (u.opt.value == Role::Command
+                && u.value
+                    .and_then(|v| c.args.get(v.at))
+                    .and_then(|a| a.value.as_deref())
+                    .is_some_and(|prog| DELETERS.contains(&super::program_base(prog).as_str())))
+    });
+    if !deletes {
+        return None;
+    }
+    let connective = c
+        .args
+        .iter()
+        .any(|a| matches!(a.value.as_deref(), Some("-o" | "-or" | "," | "!" | "-not")));
+    let narrowed = !connective
+        && p.opts.iter().any(|u| {
+            u.opt
+                .long
+                .iter()
+                .any(|l| FIND_NARROWING.contains(&format!("-{l}").as_str()))
+        });
+    if narrowed {
+        return None;
+    }
+    let starts: Vec<&XArg> = if p.positionals.is_empty() {
+        Vec::new()
+    } else {
+        p.positionals
+            .iter()
+            .filter_map(|&i| c.args.get(i))
+            .collect()
+    };
+    let dot = XArg::lit(".");
+    let starts = if starts.is_empty() {
+        vec![&dot]
+    } else {
+        starts
+    };
+    for a in starts {
+        if let Some(t) = critical_elsewhere(a, c.place) {
+            return deny(SD, format!("find deletes everything under {t}"));
+        }
+    }
+    None
+}
+
+/// `rsync --delete… SRC DEST` onto a critical tree (local or remote), or
+/// `--remove-source-files` of a critical tree.
+fn rsync(c: &Cmd) -> Option<Denial> {
+    let p = model("rsync", &c.args)?;
+    if !p.any_effect(fx::DELETES) {
+        return None;
+    }
+    let ops: Vec<&XArg> = p
+        .positionals
+        .iter()
+        .filter_map(|&i| c.args.get(i))
+        .collect();
+    let (dest, sources) = ops.split_last()?;
+    if p.has("--remove-source-files") {
+        for s in sources {
+            if let Some(t) = local_or_remote_critical(s, c.place) {
+                return deny(SD, format!("rsync deletes the source tree {t}"));
+            }
+        }
+    }
+    let only_source_removal = p
+        .opts
+        .iter()
+        .filter(|u| u.opt.has(fx::DELETES))
+        .all(|u| u.opt.name == "--remove-source-files");
+    if only_source_removal {
+        return None;
+    }
+    local_or_remote_critical(dest, c.place).and_then(|t| {
+        deny(
+            SD,
+            format!("rsync --delete makes {t} a copy of its source, deleting the rest"),
+        )
+    })
+}
+
+/// A local path, or the path part of `host:path` (a remote home for an
+/// empty or `~` path).
+fn local_or_remote_critical(a: &XArg, place: Place) -> Option<String> {
+    let text = a.text();
+    if text.starts_with("rsync://") {
+        return None;
+    }
+    let colon = text.find(':');
+    let slash = text.find('/');
+    let remote = colon.is_some_and(|c| slash.is_none_or(|s| c < s));
+    if !remote {
+        return critical_elsewhere(a, place);
+    }
+    let c = colon.unwrap_or(0);
+    let path = &text[c + 1..];
+    if path.starts_with(':') {
+        return None; // host::module (daemon)
+    }
+    let host = &text[..c];
+    if matches!(path, "" | "." | "./" | "~" | "~/") && a.is_static() {
+        return Some(format!("{host}:~ (the remote home)"));
+    }
+    let rest = a.value_from(c + 1);
+    let remote_place = Place {
+        home: "/nonexistent-remote-home",
+        cwd: None,
+    };
+    critical(&rest, remote_place, false).map(|t| format!("{host}:{t}"))
+}
+
+/// `mv` of `/`, the home, a system tree or an ancestor of the home (a
+/// delete of the tree from where everything expects it).
+fn mv(c: &Cmd) -> Option<Denial> {
+    let p = model("mv", &c.args)?;
+    for op in p.operands() {
+        if op.role != Role::Delete {
+            continue;
+        }
+        let Some(a) = c.args.get(op.at) else { continue };
+        if !a.metas.is_empty() {
+            continue;
+        }
+        if let Some(t) = critical_elsewhere(a, c.place) {
+            return deny(SD, format!("mv moves {t} away"));
+        }
+    }
+    None
+}
+
+/// Recursive `chmod`/`chown`/`chgrp` of `/`, a system tree or an ancestor
+/// of the home (the home itself is the user's to change).
+fn chmod(c: &Cmd) -> Option<Denial> {
+    let id = c.base.trim_start_matches('g');
+    let id = if lookup(id).is_some() { id } else { &c.base };
+    let p = model(id, &c.args)?;
+    let recursive = p.any_effect(fx::RECURSIVE);
+    let unreadable = !p.problems.is_empty();
+    if !recursive && !unreadable {
+        return None;
+    }
+    for op in p.operands() {
+        if !matches!(op.role, Role::Write | Role::Any) {
+            continue;
+        }
+        let Some(a) = c.args.get(op.at) else { continue };
+        if let Some(t) = critical(a, c.place, false) {
+            let how = if recursive {
+                "recursively changes"
+            } else {
+                "has options that cannot be read (they may be -R) on"
+            };
+            return deny(SD, format!("{id} {how} {t}"));
+        }
+    }
+    None
+}
+
+/// Programs that create a file system (the whole target is lost).
+pub(super) fn is_formatter(base: &str) -> bool {
+    base.starts_with("mkfs")
+        || base.starts_with("newfs")
+        || matches!(
+            base,
+            "mke2fs" | "mkdosfs" | "mkntfs" | "mkexfatfs" | "mkexfat" | "mformat"
+        )
+}
+
+fn formatter(c: &Cmd) -> Option<Denial> {
+    let only_info = !c.args.is_empty()
+        && c.args.iter().all(|a| {
+            matches!(
+                a.value.as_deref(),
+                Some("--help" | "-h" | "--version" | "-V")
+            )
+        });
+    if only_info {
+        return None;
+    }
+    deny(SD, format!("{} formats a file system", c.base))
+}
+
+// ---------------------------------------------------------------------
+// Stopping the machine.
+
+const SHUTDOWN: &[LOpt] = &[
+    o('H', "halt", Val::No),
+    o('P', "poweroff", Val::No),
+    o('r', "reboot", Val::No),
+    o('h', "", Val::No),
+    o('k', "", Val::No),
+    o('\0', "no-wall", Val::No),
+    o('c', "", Val::No),
+    o('\0', "show", Val::No),
+    o('\0', "help", Val::No),
+    o('\0', "version", Val::No),
+    o('t', "", Val::Req),
+    o('a', "", Val::No),
+    o('f', "", Val::No),
+    o('F', "", Val::No),
+    o('n', "", Val::No),
+    o('s', "", Val::No),
+    o('o', "", Val::No),
+    o('u', "", Val::No),
+    o('q', "", Val::No),
+    o('i', "", Val::No),
+];
+
+const REBOOT: &[LOpt] = &[
+    o('\0', "help", Val::No),
+    o('\0', "version", Val::No),
+    o('\0', "halt", Val::No),
+    o('p', "poweroff", Val::No),
+    o('\0', "reboot", Val::No),
+    o('f', "force", Val::No),
+    o('w', "wtmp-only", Val::No),
+    o('d', "no-wtmp", Val::No),
+    o('n', "no-sync", Val::No),
+    o('\0', "no-wall", Val::No),
+    o('q', "", Val::No),
+    o('l', "", Val::No),
+    o('i', "", Val::No),
+];
+
+/// `systemctl` verbs that stop, restart or suspend the machine.
+const SYSTEMCTL_STOP_MACHINE: &[&str] = &[
+    "poweroff",
+    "reboot",
+    "halt",
+    "kexec",
+    "soft-reboot",
+    "rescue",
+    "emergency",
+    "suspend",
+    "hibernate",
+    "hybrid-sleep",
+    "suspend-then-hibernate",
+    "sleep",
+    "exit",
+];
+
+/// Units whose start stops the machine (without `.target`/`.service`).
+const MACHINE_STOP_UNITS: &[&str] = &[
+    "poweroff",
+    "reboot",
+    "halt",
+    "kexec",
+    "soft-reboot",
+    "rescue",
+    "emergency",
+    "suspend",
+    "hibernate",
+    "hybrid-sleep",
+    "suspend-then-hibernate",
+    "sleep",
+    "ctrl-alt-del",
+    "exit",
+    "shutdown",
+    "final",
+    "systemd-poweroff",
+    "systemd-reboot",
+    "systemd-halt",
+    "systemd-kexec",
+    "systemd-soft-reboot",
+    "systemd-suspend",
+    "systemd-hibernate",
+    "systemd-exit",
+];
+
+/// `systemctl` verbs that start or switch to units.
+const SYSTEMCTL_STARTERS: &[&str] = &[
+    "start",
+    "restart",
+    "try-restart",
+    "reload-or-restart",
+    "try-reload-or-restart",
+    "force-reload",
+    "condrestart",
+    "isolate",
+];
+
+fn machine_stop(c: &Cmd) -> Option<Denial> {
+    let stop = |what: &str| deny(SD, format!("{what} stops the machine"));
+    match c.base.as_str() {
+        "shutdown" => {
+            let r = getopt(&c.args, SHUTDOWN, true);
+            let harmless = ["c", "k", "show", "help", "version"]
+                .iter()
+                .any(|n| r.has(n))
+                || c.args
+                    .iter()
+                    .any(|a| matches!(a.value.as_deref(), Some("/a" | "/?")));
+            (!harmless).then(|| stop("shutdown")).flatten()
+        }
+        "reboot" | "poweroff" | "halt" => {
+            let r = getopt(&c.args, REBOOT, true);
+            let harmless = ["help", "version", "wtmp-only"].iter().any(|n| r.has(n));
+            (!harmless).then(|| stop(&c.base)).flatten()
+        }
+        "init" | "telinit" => {
+            let level = c
+                .args
+                .iter()
+                .find_map(|a| a.value.as_deref().filter(|v| !v.starts_with('-')));
+            match level {
+                Some("0" | "6" | "1" | "s" | "S" | "single") => {
+                    stop(&format!("{} {}", c.base, level.unwrap_or("")))
+                }
+                _ => None,
+            }
+        }
+        "kexec" => {
+            let execs = c.args.iter().any(|a| {
+                matches!(a.value.as_deref(), Some("-e" | "--exec" | "-f" | "--force"))
+                    || a.value.as_deref().is_some_and(|v| {
+                        v.starts_with('-') && !v.starts_with("--") && v.contains(['e', 'f'])
+                    })
+            });
+            execs.then(|| stop("kexec -e")).flatten()
+        }
+        "systemctl" => systemctl(c),
+        "loginctl" => {
+            let verb = c
+                .args
+                .iter()
+                .find_map(|a| a.value.as_deref().filter(|v| !v.starts_with('-')));
+            match verb {
+                Some(v) if SYSTEMCTL_STOP_MACHINE.contains(&v) && v != "exit" => {
+                    stop(&format!("loginctl {v}"))
+                }
+                _ => None,
+            }
+        }
+        "pmset" => c
+            .args
+            .iter()
+            .any(|a| {
+                matches!(
+                    a.value.as_deref(),
+                    Some("sleepnow" | "shutdown" | "restart")
+                )
+            })
+            .then(|| stop("pmset"))
+            .flatten(),
+        _ => None,
+    }
+}
+
+/// systemctl's options that take a value (getopt_long).
+pub(super) const SYSTEMCTL_OPTS: &[LOpt] = &[
+    o('t', "type", Val::Req),
+    o('\0', "state", Val::Req),
+    o('p', "property", Val::Req),
+    o('P', "", Val::Req),
+    o('s', "signal", Val::Req),
+    o('\0', "kill-whom", Val::Req),
+    o('\0', "kill-value", Val::Req),
+    o('H', "host", Val::Req),
+    o('M', "machine", Val::Req),
+    o('\0', "root", Val::Req),
+    o('\0', "image", Val::Req),
+    o('\0', "image-policy", Val::Req),
+    o('o', "output", Val::Req),
+    o('n', "lines", Val::Req),
+    o('\0', "job-mode", Val::Req),
+    o('\0', "preset-mode", Val::Req),
+    o('\0', "what", Val::Req),
+    o('\0', "boot-loader-menu", Val::Req),
+    o('\0', "boot-loader-entry", Val::Req),
+    o('\0', "timestamp", Val::Req),
+    o('\0', "reboot-argument", Val::Req),
+    o('\0', "message", Val::Req),
+    o('\0', "when", Val::Req),
+    o('\0', "drop-in", Val::Req),
+    o('\0', "check-inhibitors", Val::Req),
+    o('\0', "kernel-cmdline", Val::Req),
+    o('a', "all", Val::No),
+    o('l', "full", Val::No),
+    o('r', "recursive", Val::No),
+    o('q', "quiet", Val::No),
+    o('f', "force", Val::No),
+    o('i', "ignore-inhibitors", Val::No),
+    o('\0', "user", Val::No),
+    o('\0', "system", Val::No),
+    o('\0', "global", Val::No),
+    o('\0', "now", Val::No),
+    o('\0', "no-block", Val::No),
+    o('\0', "no-wall", Val::No),
+    o('\0', "no-pager", Val::No),
+    o('\0', "no-legend", Val::No),
+    o('\0', "no-ask-password", Val::No),
+    o('\0', "no-reload", Val::No),
+    o('\0', "runtime", Val::No),
+    o('\0', "wait", Val::No),
+    o('\0', "dry-run", Val::No),
+    o('\0', "help", Val::No),
+    o('\0', "version", Val::No),
+    o('h', "", Val::No),
+    o('\0', "show-types", Val::No),
+    o('\0', "value", Val::No),
+    o('\0', "plain", Val::No),
+    o('\0', "firmware-setup", Val::No),
+    o('\0', "marked", Val::No),
+    o('\0', "read-only", Val::No),
+    o('\0', "mkdir", Val::No),
+    o('\0', "failed", Val::No),
+    o('\0', "reverse", Val::No),
+    o('\0', "after", Val::No),
+    o('\0', "before", Val::No),
+    o('\0', "with-dependencies", Val::No),
+    o('\0', "job-mode", Val::Req),
+    o('\0', "legend", Val::Req),
+];
+
+/// The verb and unit words of a systemctl call. With an option it cannot
+/// read, every operand may be the verb (fail closed).
+pub(super) fn systemctl_words(args: &[XArg]) -> (Vec<String>, Vec<XArg>, bool) {
+    let r = getopt(args, SYSTEMCTL_OPTS, true);
+    let ops: Vec<XArg> = r
+        .operands
+        .iter()
+        .filter_map(|&i| args.get(i).cloned())
+        .collect();
+    let verbs: Vec<String> = if r.unreadable() {
+        ops.iter().filter_map(|a| a.value.clone()).collect()
+    } else {
+        ops.first()
+            .and_then(|a| a.value.clone())
+            .into_iter()
+            .collect()
+    };
+    let help = r.has("help") || r.has("h") || r.has("version") || r.has("dry-run");
+    (verbs, ops, help)
+}
+
+fn systemctl(c: &Cmd) -> Option<Denial> {
+    let (verbs, ops, help) = systemctl_words(&c.args);
+    let cancels = getopt(&c.args, SYSTEMCTL_OPTS, true)
+        .values("when", &c.args)
+        .iter()
+        .any(|w| w.text() == "cancel");
+    if help || cancels {
+        return None;
+    }
+    for v in &verbs {
+        if SYSTEMCTL_STOP_MACHINE.contains(&v.as_str()) {
+            return deny(SD, format!("systemctl {v} stops the machine"));
+        }
+        if SYSTEMCTL_STARTERS.contains(&v.as_str()) {
+            for u in ops.iter().skip(1) {
+                if unit_matches(u, |name| {
+                    let stem = unit_stem(name);
+                    MACHINE_STOP_UNITS.contains(&stem)
+                }) {
+                    return deny(SD, format!("systemctl {v} {} stops the machine", u.raw));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// A unit name without its type suffix.
+pub(super) fn unit_stem(name: &str) -> &str {
+    for s in [".target", ".service", ".socket", ".scope", ".slice"] {
+        if let Some(x) = name.strip_suffix(s) {
+            return x;
+        }
+    }
+    name
+}
+
+/// Whether a unit word (a name or a glob systemctl matches with fnmatch)
+/// names a unit that `pred` accepts, among the candidate names `pred` is
+/// tried on.
+pub(super) fn unit_matches(u: &XArg, pred: impl Fn(&str) -> bool) -> bool {
+    let Some(v) = u.value.as_deref() else {
+        // A unit only known at run time: the static parts decide nothing.
+        return false;
+    };
+    let v = v.to_ascii_lowercase();
+    if v.contains(['*', '?', '[']) {
+        return CANDIDATE_UNITS
+            .iter()
+            .any(|cand| super::signals::fnmatch(&v, cand) && pred(cand));
+    }
+    pred(&v)
+}
+
+/// Unit names tried against unit globs.
+const CANDIDATE_UNITS: &[&str] = &[
+    "shellgate.service",
+    "shellgate-serve.service",
+    "shellgate.socket",
+    "shellgate-serve.socket",
+    "user@1000.service",
+    "user-1000.slice",
+    "user.slice",
+    "session-1.scope",
+    "init.scope",
+    "poweroff.target",
+    "reboot.target",
+    "halt.target",
+    "kexec.target",
+    "rescue.target",
+    "emergency.target",
+    "suspend.target",
+    "hibernate.target",
+    "ctrl-alt-del.target",
+    "exit.target",
+    "shutdown.target",
+    "multi-user.target",
+    "graphical.target",
+    "default.target",
+    "basic.target",
+    "sysinit.target",
+];
