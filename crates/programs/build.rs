@@ -35,6 +35,8 @@ struct NodeSrc {
     #[serde(default)]
     targets: bool,
     #[serde(default)]
+    plus: bool,
+    #[serde(default)]
     forms: Vec<FormSrc>,
     #[serde(default)]
     sub: BTreeMap<String, NodeSrc>,
@@ -440,7 +442,7 @@ fn node(
         .map_or("&[]".to_string(), |t| slots(file, prog, t));
     let names_s: Vec<String> = names.iter().map(|s| lit(s)).collect();
     format!(
-        "Node {{ names: &[{}], kind: Kind::{kind_s}, safe: {}, forms: &[{}], options: &[{}], complete: {}, inherit: {}, operands: {operands}, subs: &[{}], sub_required: {}, numeric: {}, paths_modifier: {}, targets: {}, long_single_dash: {long_single} }}",
+        "Node {{ names: &[{}], kind: Kind::{kind_s}, safe: {}, forms: &[{}], options: &[{}], complete: {}, inherit: {}, operands: {operands}, subs: &[{}], sub_required: {}, numeric: {}, paths_modifier: {}, targets: {}, plus: {}, long_single_dash: {long_single} }}",
         names_s.join(", "),
         n.safe,
         forms.join(", "),
@@ -452,6 +454,7 @@ fn node(
         n.numeric,
         n.paths_modifier,
         n.targets,
+        n.plus,
     )
 }
 

@@ -423,11 +423,15 @@ pub fn for_invocation(
                 // its generic operands count too (over-inclusion only adds
                 // directories).
                 for w in path_aware_operands(&base, &inv.argv) {
-                    let as_path = words.iter().any(|(x, r)| {
-                        x.start == w.start && x.raw == w.raw && r.is_none_or(role_is_path)
-                    });
-                    if !as_path {
-                        words.push((w, None));
+                    // Program text (a sed script, an awk program) is never a
+                    // file; anything else the generic rule sees counts.
+                    let known = words
+                        .iter()
+                        .find(|(x, _)| x.start == w.start && x.raw == w.raw);
+                    match known {
+                        Some((_, Some(Role::Code))) => {}
+                        Some((_, r)) if r.is_none_or(role_is_path) => {}
+                        _ => words.push((w, None)),
                     }
                 }
             } else {

@@ -11,7 +11,10 @@ pub enum Arg<'a> {
     Static(&'a str),
     /// Not known statically; `prefix` is the static text before the first
     /// dynamic piece.
-    Dynamic { prefix: &'a str },
+    Dynamic {
+        /// The static text before the first dynamic piece.
+        prefix: &'a str,
+    },
 }
 
 impl<'a> Arg<'a> {
@@ -413,6 +416,16 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
         if text == "--" {
             p.dashdash = Some(i);
             options_done = true;
+            i += 1;
+            continue;
+        }
+        // `cargo +nightly build`: a toolchain before the subcommand.
+        if node.plus
+            && p.nodes.len() == 1
+            && p.positionals.is_empty()
+            && text.len() > 1
+            && text.starts_with('+')
+        {
             i += 1;
             continue;
         }

@@ -356,7 +356,13 @@ pub fn scopes(p: &Parsed, args: &[Arg]) -> Vec<String> {
             continue;
         }
         let val = o.value.and_then(|x| p.value_text(args, x)).unwrap_or("?");
-        v.push((o.at, format!("{}={}", o.opt.name, val)));
+        // The long spelling reads better in a prompt (`--context=prod`).
+        let name = o
+            .opt
+            .long
+            .first()
+            .map_or(o.opt.name.to_string(), |l| format!("--{l}"));
+        v.push((o.at, format!("{name}={val}")));
     }
     v.sort();
     v.into_iter().map(|(_, s)| s).collect()

@@ -299,6 +299,9 @@ pub struct Node {
     pub sub_required: bool,
     /// `-NUM` is an option (`head -5`).
     pub numeric: bool,
+    /// A leading `+NAME` selects a toolchain (`cargo +nightly build`): read
+    /// as a global option before the subcommand.
+    pub plus: bool,
     /// Its first operands name what runs (make targets, `npm run` scripts,
     /// gradle tasks): options and `NAME=value` words before them are skipped
     /// when the verb is named (`make -j8 deploy` is `make deploy`).

@@ -382,7 +382,7 @@ pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Opti
         tokens.push(r.text(at).unwrap_or_default().to_string());
     }
     let leaf = p.leaf();
-    let mut named = !(leaf.sub_required && !leaf.subs.is_empty());
+    let mut named = !leaf.sub_required || leaf.subs.is_empty();
     // Where the §4.1 walk starts: right after the last subcommand word, or,
     // for nodes whose operands are targets, at the first target.
     let mut next = p.sub_at.last().map_or(1, |a| a + 2);

@@ -101,15 +101,15 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
             }
             // A verb that names nothing persistable is never granted.
             let coverable = !out.unnamed_verbs.contains(&c.verb);
+            if with_grants.is_some() && c.safe {
+                return Candidate {
+                    verb: c.verb.clone(),
+                    directory: c.dir.clone(),
+                    status: Status::Safe,
+                    grant: None,
+                };
+            }
             if with_grants.is_some() && coverable {
-                if c.safe {
-                    return Candidate {
-                        verb: c.verb.clone(),
-                        directory: c.dir.clone(),
-                        status: Status::Safe,
-                        grant: None,
-                    };
-                }
                 if let Some(g) =
                     lookups.session_grant(ctx.audience, tool, &c.verb, c.dir.as_deref())
                 {

@@ -425,9 +425,7 @@ pub(super) fn shell_strings(code: &str) -> Vec<String> {
                 continue;
             }
         }
-        if (c[i] == '%' && i + 2 < n && c[i + 1] == 'x')
-            || (c[i] == 'q' && i + 2 < n && c[i + 1] == 'x')
-        {
+        if matches!(c[i], '%' | 'q') && i + 2 < n && c[i + 1] == 'x' {
             let open = c[i + 2];
             let close = match open {
                 '{' => '}',
