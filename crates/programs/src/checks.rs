@@ -12,6 +12,7 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "remote" => remote_name(text),
         "date" => date_format(text),
         "refspec" => refspec(text),
+        "pkgspec" => pkgspec(text),
         "none" => Err("program text is never read-only here".into()),
         _ => Err(format!("no validator named {name}")),
     }
@@ -24,6 +25,43 @@ pub fn date_format(text: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("`{text}` would set the clock"))
+    }
+}
+
+/// A package named from the configured registry (`lodash`,
+/// `lodash@^4`, `@types/node`, `requests==2.31`, `black[jupyter]`), never
+/// another source: a URL or VCS spec (`git+…`, `github:…`, `file:…`), a
+/// path, or an archive (SPEC §15.16).
+pub fn pkgspec(text: &str) -> Result<(), String> {
+    let t = text.to_ascii_lowercase();
+    let archive = [
+        ".tgz", ".tar.gz", ".tar", ".zip", ".whl", ".egg", ".gem", ".crate", ".tar.bz2", ".tar.xz",
+    ]
+    .iter()
+    .any(|e| t.ends_with(e));
+    let name_part = t
+        .split(['@', '=', '<', '>', '~', '!', '[', ';', ' '])
+        .find(|p| !p.is_empty())
+        .unwrap_or("");
+    let scoped = t.starts_with('@');
+    let slash_ok = if scoped {
+        // `@scope/name[@version]`: exactly one `/`, inside the name.
+        let body = &t[1..];
+        let name = body.split('@').next().unwrap_or("");
+        name.matches('/').count() == 1 && !body[name.len()..].contains('/')
+    } else {
+        !t.contains('/')
+    };
+    let ok = !t.is_empty()
+        && !t.contains(':')
+        && !t.starts_with(['.', '/', '~', '-', '\\'])
+        && slash_ok
+        && !archive
+        && !name_part.is_empty();
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("`{text}` names another package source"))
     }
 }
 
@@ -551,6 +589,36 @@ mod tests {
             "{print PROCINFO[\"pid\"]}",
         ] {
             assert!(awk(bad).is_err(), "{bad} should fail");
+        }
+    }
+
+    #[test]
+    fn package_specs() {
+        for ok in [
+            "lodash",
+            "lodash@^4.17",
+            "@types/node",
+            "@types/node@20",
+            "requests==2.31",
+            "black[jupyter]",
+            "numpy>=1.26",
+            "typescript@latest",
+        ] {
+            assert!(pkgspec(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "git+https://x/y",
+            "github:o/r",
+            "file:../x",
+            "../lib",
+            "./x.tgz",
+            "/tmp/p.whl",
+            "https://e.x/p.tar.gz",
+            "o/r",
+            "x.whl",
+            "@s/n/x",
+        ] {
+            assert!(pkgspec(bad).is_err(), "{bad}");
         }
     }
 

@@ -89,6 +89,24 @@ fn as_arg(t: &ArgText) -> Arg<'_> {
     }
 }
 
+/// A remote location in copy-tool syntax: `host:path`, `user@host:path`,
+/// `host::module`, or a URL.
+pub fn is_remote_spec(v: &str) -> bool {
+    if v.contains("://") || v.contains("::") {
+        return true;
+    }
+    if v.starts_with(['/', '.', '~']) {
+        return false;
+    }
+    match (v.find(':'), v.find('/')) {
+        // `C:` drive letters are local (Windows semantics).
+        (Some(1), _) if v.as_bytes()[0].is_ascii_alphabetic() => false,
+        (Some(c), Some(sl)) => c > 0 && c < sl,
+        (Some(c), None) => c > 0,
+        _ => false,
+    }
+}
+
 /// Programs whose appearance as the command line of a runner the gate must
 /// see as a command (SPEC §15.20): privilege tools, shells, destroyers,
 /// killers, downloaders.
@@ -168,6 +186,28 @@ impl Walker<'_> {
         let args = reading.args();
         let p = &reading.parsed;
         let mut uncovered = Vec::new();
+        // A copy tool's remote source or destination (`host:path`,
+        // `user@host:path`, `host::module`, `rsync://…`) is a network
+        // destination: a grant for a local copy never covers it (§15.12).
+        if !p.has("--force-local") {
+            for u in judge::uses(p) {
+                if !matches!(
+                    u.role,
+                    Role::Any
+                        | Role::Read
+                        | Role::Write
+                        | Role::ReadWrite
+                        | Role::Delete
+                        | Role::List
+                ) {
+                    continue;
+                }
+                if p.value_text(&args, u.value).is_some_and(is_remote_spec) {
+                    uncovered.push(format!("remote_operand:{}", p.program.id));
+                    break;
+                }
+            }
+        }
         // `awk -f -`, `sed -f /dev/stdin`, `make -f -`: code nobody can see.
         if super::inline::stdin_program_option(reading) {
             self.reason("stdin_program");
