@@ -100,6 +100,7 @@ fn role(file: &str, prog: &str, r: &str) -> &'static str {
         "pathspec" => "Pathspec",
         "remote" => "Remote",
         "argv" => "Argv",
+        "atfile" => "AtFile",
         "any" => "Any",
         _ => fail(file, prog, format!("unknown role `{r}`")),
     }

@@ -224,10 +224,24 @@ fn model_words(inv: &Invocation) -> Option<(Vec<ModelWord>, Vec<usize>)> {
     if let Some(d) = p.dashdash {
         covered.push(d + 1);
     }
+    let args = r.args();
     for o in &p.opts {
         covered.push(o.at + 1);
         if let Some(v) = o.value {
             covered.push(v.at + 1);
+            if o.opt.value == Role::AtFile {
+                // `curl -d @file`: the file it names is read.
+                let named = p
+                    .value_text(&args, v)
+                    .and_then(shellgate_programs::judge::at_file);
+                if let (Some(f), Some(w)) = (named, inv.argv.get(v.at + 1)) {
+                    out.push(ModelWord {
+                        word: Word::static_text(f, w.start, false),
+                        role: Role::Read,
+                    });
+                }
+                continue;
+            }
             if let Some(w) = word_at(v.at, v.offset) {
                 out.push(ModelWord {
                     word: w,

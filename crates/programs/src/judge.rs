@@ -54,6 +54,7 @@ fn role_safe(r: Role) -> bool {
             | Role::Pathspec
             | Role::Code
             | Role::Remote
+            | Role::AtFile
     )
 }
 
@@ -328,6 +329,24 @@ pub fn modifiers(p: &Parsed) -> Vec<&'static str> {
     v.sort();
     v.dedup_by(|a, b| a.1 == b.1);
     v.into_iter().map(|(_, n)| n).collect()
+}
+
+/// The file an `atfile` value names (`@F`, `name=@F`, `name=<F`,
+/// `name@F`), if any; `-` (standard input) names none.
+pub fn at_file(text: &str) -> Option<&str> {
+    let f = if let Some(f) = text.strip_prefix('@') {
+        f
+    } else if let Some(i) = text.find("=@").or_else(|| text.find("=<")) {
+        &text[i + 2..]
+    } else {
+        match (text.find('@'), text.find('=')) {
+            (Some(a), None) if a > 0 => &text[a + 1..],
+            _ => return None,
+        }
+    };
+    // `-F name=@file;type=text/plain`: the file ends at `;`.
+    let f = f.split(';').next().unwrap_or("");
+    (!f.is_empty() && f != "-").then_some(f)
 }
 
 /// Whether the verb names `--` because the call acts on paths

@@ -76,6 +76,9 @@ pub enum Role {
     Pathspec,
     /// A remote: a configured name, or a URL / `host:path` / path.
     Remote,
+    /// A data argument that names a file to read when written `@FILE`,
+    /// `name=@FILE`, `name=<FILE` or `name@FILE` (curl's `-d`, `-F`, `-H`).
+    AtFile,
     /// This operand and every later word are a command line the program
     /// runs (`timeout 5 CMD…`, `npx CMD…`): options end where it starts.
     Argv,
