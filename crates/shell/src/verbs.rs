@@ -370,7 +370,15 @@ pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Opti
             named,
         });
     };
-    if one_token {
+    // A path-aware interpreter with subcommands (`deno install`, `bun add`)
+    // names them, so a grant for running scripts (`deno run x.ts` ⇒ `deno`)
+    // never covers installing packages (§15.8); running stays one token.
+    let runs_script = r
+        .parsed
+        .sub_at
+        .first()
+        .is_none_or(|&at| r.text(at).is_some_and(|s| s == "run"));
+    if one_token && runs_script {
         return Some(Verb {
             text: w0,
             named: true,
