@@ -212,7 +212,7 @@ pub fn fit(
     let leaf = parsed.leaf();
     match leaf.kind {
         Kind::Build => {
-            if writes_unnamed(&parsed) {
+            if writes_unnamed(&parsed) || changes_the_toolchain(&parsed, &args) {
                 Fit::No
             } else {
                 Fit::Build
@@ -359,6 +359,26 @@ fn network_or_worse(p: &Parsed) -> bool {
         }
     }
     false
+}
+
+/// Build runs that fetch and run code nobody reviewed, or replace the
+/// project's build tool: `go run pkg@version` (a remote module, as `npx`
+/// runs a package), `./gradlew wrapper` and `mvn wrapper:wrapper` (the
+/// next build, outside any sandbox, runs the new tool).
+fn changes_the_toolchain(p: &Parsed, args: &[Arg]) -> bool {
+    let sub = p.nodes.get(1).and_then(|n| n.names.first()).copied();
+    let operand = |f: &dyn Fn(&str) -> bool| {
+        p.positionals.iter().any(|&i| match args.get(i) {
+            Some(Arg::Static(t)) => f(t),
+            Some(Arg::Dynamic { .. }) | None => true,
+        })
+    };
+    match p.program.id {
+        "go" if sub == Some("run") => operand(&|t| t.contains('@')),
+        "gradle" => operand(&|t| t == "wrapper" || t.ends_with(":wrapper")),
+        "mvn" => operand(&|t| t.starts_with("wrapper:") || t.contains(":wrapper-maven-plugin")),
+        _ => false,
+    }
 }
 
 /// A build option that writes somewhere neither its value nor the

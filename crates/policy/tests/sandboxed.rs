@@ -243,6 +243,10 @@ fn never_sandboxed() {
         "~/go/bin/tool run",
         "/tmp/evil/make",
         "unknowntool --fix src/",
+        // remote code, a new build tool
+        "go run github.com/sqlc-dev/sqlc/cmd/sqlc@v1.26.0 generate",
+        "./gradlew wrapper --gradle-version 8.10.2",
+        "./mvnw -q wrapper:wrapper",
         // complex
         "for f in src/*; do make $f; done",
         "make $(cat targets)",

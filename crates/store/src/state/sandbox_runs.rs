@@ -89,3 +89,44 @@ impl StateDb {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_are_per_exact_call_and_end_with_the_session() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let db = StateDb::open(&dir.path().join("state.db")).expect("open");
+        // No table yet: nothing failed.
+        assert!(!db
+            .sandbox_failed("s1", "shell_execute", "make", Some("/p"))
+            .expect("query"));
+        db.record_sandbox_failure("s1", "shell_execute", "make", Some("/p"), 2)
+            .expect("record");
+        assert!(db
+            .sandbox_failed("s1", "shell_execute", "make", Some("/p"))
+            .expect("query"));
+        for (s, c, cwd) in [
+            ("s2", "make", Some("/p")),
+            ("s1", "make all", Some("/p")),
+            ("s1", "make", Some("/q")),
+            ("s1", "make", None),
+        ] {
+            assert!(
+                !db.sandbox_failed(s, "shell_execute", c, cwd)
+                    .expect("query"),
+                "{s} {c} {cwd:?}"
+            );
+        }
+        // A database reopened (another process) sees it.
+        let again = StateDb::open(&dir.path().join("state.db")).expect("reopen");
+        assert!(again
+            .sandbox_failed("s1", "shell_execute", "make", Some("/p"))
+            .expect("query"));
+        db.end_session("s1").expect("end");
+        assert!(!again
+            .sandbox_failed("s1", "shell_execute", "make", Some("/p"))
+            .expect("query"));
+    }
+}
