@@ -275,9 +275,9 @@ fn check_json_carries_the_sandbox_command() {
         "{wrapped}"
     );
     assert!(
-        wrapped.ends_with(&format!(
+        wrapped.ends_with(
             "--profile edit --record -- bash -c 'mkdir -p build && echo built > build/out.txt'"
-        )),
+        ),
         "{wrapped}"
     );
     // Every §2.3 field is still there.

@@ -267,6 +267,18 @@ const PLAIN_RUNNERS: &[&str] = &[
     "chrt", "numactl", "prlimit", "timeout", "nohup",
 ];
 
+/// Subcommands that run a command in the project's own environment
+/// (`uv run pytest`, `poetry run pytest`, `bundle exec rake test`).
+const PROJECT_ENV_RUNNERS: &[(&str, &str)] = &[
+    ("uv", "run"),
+    ("poetry", "run"),
+    ("pdm", "run"),
+    ("hatch", "run"),
+    ("rye", "run"),
+    ("pixi", "run"),
+    ("bundle", "exec"),
+];
+
 fn runner_fit(
     inv: &Invocation,
     parsed: &Parsed,
@@ -274,7 +286,14 @@ fn runner_fit(
     safe: &SafeVerbs,
     in_project: &dyn Fn(&str) -> bool,
 ) -> Fit {
-    if !PLAIN_RUNNERS.contains(&parsed.program.id) || parsed.any_effect(fx::CODE) {
+    let sub = parsed.nodes.get(1).and_then(|n| n.names.first()).copied();
+    let plain = parsed.nodes.len() == 1 && PLAIN_RUNNERS.contains(&parsed.program.id);
+    let project_env = parsed.nodes.len() == 2
+        && PROJECT_ENV_RUNNERS
+            .iter()
+            .any(|(p, s)| *p == parsed.program.id && Some(*s) == sub);
+    // Code given to the runner, or extra packages it adds (`uv run --with`).
+    if !(plain || project_env) || parsed.any_effect(fx::CODE | fx::SCOPE) {
         return Fit::No;
     }
     let Some(at) = parsed
@@ -285,6 +304,8 @@ fn runner_fit(
     else {
         return Fit::No;
     };
+    // `at` indexes the words after the program; the runner's own words
+    // (program, subcommand, options) come first.
     let mut inner = inv.clone();
     inner.argv = inv.argv.iter().skip(at + 1).cloned().collect();
     if inner.argv.is_empty() {
