@@ -255,17 +255,45 @@ pub fn fit(
             }
         }
         Kind::Runner => runner_fit(inv, &parsed, home, safe, in_project),
-        Kind::Installer | Kind::Network | Kind::Interpreter => Fit::No,
+        Kind::Interpreter => python_module_fit(&parsed, &args),
+        Kind::Installer | Kind::Network => Fit::No,
     }
 }
 
 /// Runners that only change how a program runs, in the same process tree
-/// (`valgrind ./tests/x`, `nice make`): the fit of the program they run,
-/// when that is a build or an edit.
+/// (`valgrind ./tests/x`, `nice make`), or run the project's installed tool
+/// (`npx jest`; a package that is not installed would be downloaded, and
+/// the sandbox has no network): the fit of the program they run, when that
+/// is a build or an edit.
 const PLAIN_RUNNERS: &[&str] = &[
     "valgrind", "strace", "ltrace", "stdbuf", "nice", "ionice", "taskset", "xvfb-run", "faketime",
-    "chrt", "numactl", "prlimit", "timeout", "nohup",
+    "chrt", "numactl", "prlimit", "timeout", "nohup", "npx",
 ];
+
+/// Python modules that are test runners, linters and formatters: `python
+/// -m pytest` is the project's tests, as `pytest` is.
+const PY_BUILD_MODULES: &[&str] = &[
+    "pytest", "unittest", "doctest", "mypy", "pylint", "flake8", "black", "isort", "ruff",
+    "coverage", "tox", "nox",
+];
+
+/// `python -m pytest …`: a build; any other interpreter use (a script,
+/// `-c` code, another module) is not run unattended.
+fn python_module_fit(p: &Parsed, args: &[Arg]) -> Fit {
+    if p.program.id != "python" || p.any_effect(fx::CODE) {
+        return Fit::No;
+    }
+    let module = p
+        .opts
+        .iter()
+        .find(|o| o.opt.name == "-m")
+        .and_then(|o| o.value)
+        .and_then(|v| p.value_text(args, v));
+    match module {
+        Some(m) if PY_BUILD_MODULES.contains(&m) => Fit::Build,
+        _ => Fit::No,
+    }
+}
 
 /// Subcommands that run a command in the project's own environment
 /// (`uv run pytest`, `poetry run pytest`, `bundle exec rake test`).
