@@ -257,6 +257,7 @@ fn never_sandboxed() {
         "cat > .git/hooks/pre-commit <<'EOF'\nx\nEOF",
         "sed -i s/a/b/ .git/config",
         "touch .envrc",
+        "cat > .husky/pre-commit <<'EOF'\nid\nEOF",
         "mkdir -p .vscode && cp x .vscode/tasks.json",
         // code that the sandbox would run but that a human must see
         "sed -i 'e id' src/x",

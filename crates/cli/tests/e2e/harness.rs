@@ -960,8 +960,7 @@ pub fn cases(full: bool) -> Vec<Case> {
                 let keep = match (host, variant) {
                     // Only Claude Code runs a rewritten command.
                     _ if *sc == Scenario::Sandboxed => {
-                        matches!(host, Host::Claude | Host::ClaudeOld)
-                            && variant == Variant::Plain
+                        matches!(host, Host::Claude | Host::ClaudeOld) && variant == Variant::Plain
                     }
                     // An untrusted Codex hook is skipped: probes and event
                     // logs would say nothing.

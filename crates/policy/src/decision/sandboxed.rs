@@ -68,6 +68,8 @@ const CONTROL_NAMES: &[&str] = &[
     ".vscode",
     ".idea",
     ".devcontainer",
+    ".husky",
+    ".githooks",
     ".shellgate",
 ];
 
