@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use shellgate_policy::{Audience, Channel, Os};
 
-use crate::commands::{approvals, check, completions, decide, exec, install, session};
+use crate::commands::{approvals, check, completions, decide, exec, install, sandbox, session};
 use crate::edge::CallFlags;
 use crate::hooks;
 
@@ -56,6 +56,8 @@ pub enum Cmd {
     Install(install::InstallArgs),
     /// Remove the shellgate hook from a host's settings.
     Uninstall(install::UninstallArgs),
+    /// Run a command under the OS sandbox: writes only inside the project, no network.
+    Sandbox(sandbox::SandboxArgs),
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum)]

@@ -89,6 +89,27 @@ pub fn load_policy(homes: &Homes) -> Result<Policy> {
     Ok(Policy::new(config, &user))
 }
 
+/// Whether this machine can confine commands (probed once per process;
+/// the probe forks a short-lived child).
+pub fn sandbox_supported() -> bool {
+    static SUPPORTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SUPPORTED.get_or_init(|| shellgate_sandbox::support().is_ok())
+}
+
+/// Offer the sandboxed allow (SPEC §18) to `policy`: for callers that run
+/// the rewritten command (`check` for its caller, `exec`, Claude Code's
+/// hook), when the kernel can confine and this executable can be found.
+pub fn offer_sandbox(policy: &mut Policy) {
+    if !sandbox_supported() {
+        return;
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        if let Some(p) = exe.to_str() {
+            policy.offer_sandbox(p);
+        }
+    }
+}
+
 /// Grants and one-time approvals, read from the store and the state db.
 pub struct Edge {
     pub homes: Homes,

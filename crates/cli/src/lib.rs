@@ -21,7 +21,9 @@ use std::time::Duration;
 use clap::Parser;
 
 use crate::cli::{Cli, Cmd};
-use crate::commands::{approvals, check, completions, decide, exec, explain, install, session};
+use crate::commands::{
+    approvals, check, completions, decide, exec, explain, install, sandbox, session,
+};
 use crate::edge::{UsageError, WATCHDOG};
 
 /// Run the command line: parse arguments, dispatch, map errors to exit
@@ -44,6 +46,13 @@ pub fn main_entry() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // The sandbox confines this very process and execs the command: user
+    // namespaces need a single-threaded process, so it runs here, on the
+    // main thread, before the watchdog's worker thread exists.
+    if let Cmd::Sandbox(a) = &cli.command {
+        let homes = edge::Homes::resolve(cli.home.as_deref());
+        return ExitCode::from(sandbox::run(&homes, a));
+    }
     // A gate that hangs is as bad as one that crashes (hosts time the hook
     // out and may let the call through): one-shot evaluations run under a
     // watchdog and fail closed when it fires.
@@ -69,6 +78,8 @@ fn run(cli: Cli) -> u8 {
         Cmd::Hook(a) => hooks::run(&homes, &a),
         Cmd::Install(a) => install::install(&homes, &a),
         Cmd::Uninstall(a) => install::uninstall(&homes, &a),
+        // Dispatched on the main thread by `main_entry`.
+        Cmd::Sandbox(a) => Ok(sandbox::run(&homes, &a)),
     };
     match result {
         Ok(code) => code,

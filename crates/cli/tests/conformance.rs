@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 
 const CASES: &str = include_str!("conformance/cases.jsonl");
 const ADVERSARIAL: &str = include_str!("conformance/adversarial.jsonl");
+const SANDBOX: &str = include_str!("conformance/sandbox.jsonl");
 
 struct Tree {
     _tmp: tempfile::TempDir,
@@ -96,6 +97,11 @@ fn prepare(tree: &Tree, ctx: &Value) {
             std::fs::create_dir_all(Path::new(link).parent().unwrap()).unwrap();
             std::os::unix::fs::symlink(target, link).unwrap();
         }
+    }
+    if let Some(policy) = ctx.get("policy").and_then(Value::as_str) {
+        let cfg = format!("{}/config", tree.gate);
+        std::fs::create_dir_all(&cfg).unwrap();
+        std::fs::write(format!("{cfg}/policy.toml"), policy).unwrap();
     }
     if let Some(grants) = ctx.get("grants").and_then(Value::as_array) {
         let mut auds = Map::new();
@@ -192,6 +198,7 @@ fn run_case(case: &Value) -> Result<(), String> {
                 .unwrap_or("")
                 .starts_with(want.as_str().unwrap_or("\u{0}")),
             "header" => &got["prompt"]["header"] == want,
+            "sandbox_profile" => &got["sandbox"]["profile"] == want,
             "bullets" => &got["prompt"]["bullets"] == want,
             "hint" => &got["prompt"]["hint"] == want || &got["hint"] == want,
             "candidates" => {
@@ -297,6 +304,20 @@ fn decision_cases() {
 #[test]
 fn adversarial_cases() {
     run_file(ADVERSARIAL, &["adv-"]);
+}
+
+/// SPEC §18 cases: they need a kernel that can confine (the sandboxed
+/// allow is only offered there).
+#[test]
+fn sandbox_cases() {
+    if let Err(e) = shellgate_sandbox::support() {
+        if std::env::var_os("SHELLGATE_REQUIRE_SANDBOX").is_some() {
+            panic!("the kernel cannot confine and SHELLGATE_REQUIRE_SANDBOX is set: {e}");
+        }
+        eprintln!("SKIPPED: the kernel cannot confine here: {e}");
+        return;
+    }
+    run_file(SANDBOX, &["sbx-"]);
 }
 
 /// Our own red-team findings and must-allow neighbours, one file per class

@@ -145,6 +145,45 @@ pub struct FilesPolicy {
     pub roots: Vec<String>,
 }
 
+/// Whether calls of an audience may be allowed to run inside the OS
+/// sandbox without a human (SPEC §18, `sandbox = "auto" | "off"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxMode {
+    /// Build, test and edit calls inside the project run confined instead
+    /// of asking (where the kernel can confine and the host can rewrite).
+    Auto,
+    /// Never: such calls ask as before.
+    Off,
+}
+
+/// `[safe]`: where read-only verbs may read outside the safe spaces (the
+/// read roots of `crate::read_roots`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SafePolicy {
+    /// Extra read roots as written (may start with `~`).
+    #[serde(default)]
+    pub read_roots: Vec<String>,
+    /// Whether the built-in read roots (system locations, toolchain
+    /// caches) apply (default true).
+    #[serde(default = "yes")]
+    pub builtin_read_roots: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for SafePolicy {
+    fn default() -> Self {
+        SafePolicy {
+            read_roots: Vec::new(),
+            builtin_read_roots: true,
+        }
+    }
+}
+
 /// `[audiences.<name>]`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -159,6 +198,10 @@ pub struct AudiencePolicy {
     pub tools: Option<Vec<String>>,
     #[serde(default)]
     pub files: FilesPolicy,
+    /// SPEC §18: `auto` or `off` (default: `auto` for personal, `off` for
+    /// team and public).
+    #[serde(default)]
+    pub sandbox: Option<SandboxMode>,
 }
 
 /// `[audiences]`: exactly the three audience names are accepted.
@@ -265,6 +308,8 @@ struct RawPolicyConfig {
     environment: EnvironmentPolicy,
     #[serde(default)]
     hard_deny: Vec<toml::Spanned<RawHardDenyRule>>,
+    #[serde(default)]
+    safe: SafePolicy,
 }
 
 /// The contents of `config/policy.toml` (SPEC §9.2). `Default` is the
@@ -276,6 +321,7 @@ pub struct PolicyConfig {
     pub protected: ProtectedPolicy,
     pub environment: EnvironmentPolicy,
     pub hard_deny: Vec<HardDenyRule>,
+    pub safe: SafePolicy,
 }
 
 impl PolicyConfig {
@@ -318,6 +364,7 @@ impl PolicyConfig {
             protected: raw.protected,
             environment: raw.environment,
             hard_deny,
+            safe: raw.safe,
         })
     }
 
@@ -378,6 +425,20 @@ impl PolicyConfig {
     /// `[protected] write`, as written (unexpanded).
     pub fn protected_write(&self) -> &[String] {
         &self.protected.write
+    }
+
+    /// Whether the sandboxed allow of SPEC §18 is on for `audience`: as
+    /// configured, else `auto` for personal and `off` for team and public.
+    pub fn sandbox_mode(&self, audience: Audience) -> SandboxMode {
+        self.audience(audience).sandbox.unwrap_or(match audience {
+            Audience::Personal => SandboxMode::Auto,
+            Audience::Team | Audience::Public => SandboxMode::Off,
+        })
+    }
+
+    /// `[safe]`: the read roots configuration.
+    pub fn safe_reads(&self) -> &SafePolicy {
+        &self.safe
     }
 
     /// Operator `[[hard_deny]]` rules, in file order.

@@ -13,6 +13,8 @@
 //! - [`hard_deny`] — destructive commands never allowed (§9.3);
 //! - [`protected`] — the gate's own files and hosts' hook settings (§9.4);
 //! - [`safe_verbs`] — read-only verbs, with their data and argument rules (§8);
+//! - [`read_roots`] — system locations and toolchain caches read-only verbs may read;
+//! - [`sandboxable`] — which commands may run inside the OS sandbox (§18);
 //! - [`decision`] — the ordered layers of §9.1, file tools (§9.6), answers (§12.1);
 //! - [`prompt`] and [`render`] — the question put to a human and its
 //!   terminal, Slack and Discord renderings (§7);
@@ -27,8 +29,10 @@ pub mod hard_deny;
 pub mod model;
 pub mod prompt;
 pub mod protected;
+pub mod read_roots;
 pub mod render;
 pub mod safe_verbs;
+pub mod sandboxable;
 
 pub use decision::{evaluate, Context, Decision, Lookups, NoLookups, Policy, Request};
 pub use model::{Audience, Channel, Os};

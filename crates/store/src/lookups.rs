@@ -72,6 +72,16 @@ impl Lookups for StoreLookups<'_> {
             })
     }
 
+    fn sandbox_failed(&self, tool: &str, command: &str, cwd: Option<&str>) -> bool {
+        match self.db {
+            // A database that cannot answer: assume it failed (ask).
+            Some(db) => db
+                .sandbox_failed(self.session, tool, command, cwd)
+                .unwrap_or(true),
+            None => false,
+        }
+    }
+
     fn take_once(&self, tool: &str, command: &str, cwd: Option<&str>) -> bool {
         if !self.consume_once {
             return false;

@@ -22,6 +22,9 @@ Examples:
   shellgate check --tool file_read --project-dir . -- ./notes.txt
 
 Exit status: 0 allow, 10 ask, 11 deny, 2 usage error, 1 internal error.
+An allow with reason `sandboxed` must run the command of its `sandbox` field
+(the call wrapped in `shellgate sandbox`), not the call itself; a caller that
+cannot do that passes --no-sandbox.
 An ask is answered with `shellgate decide --option KEY` (same call options).")]
 pub struct CheckArgs {
     #[command(flatten)]
@@ -32,13 +35,27 @@ pub struct CheckArgs {
     /// Evaluate one call per line of FILE ('-' = stdin); prints JSON Lines.
     #[arg(long, value_name = "FILE")]
     pub batch: Option<String>,
+    /// The caller cannot run a rewritten command: never answer `sandboxed`
+    /// (SPEC §18), ask instead.
+    #[arg(long)]
+    pub no_sandbox: bool,
+}
+
+/// The policy for `check`: the sandboxed allow is offered unless the
+/// caller said it cannot run the wrapped command.
+fn check_policy(homes: &Homes, a: &CheckArgs) -> Result<shellgate_policy::decision::Policy> {
+    let mut policy = edge::load_policy(homes)?;
+    if !a.no_sandbox {
+        edge::offer_sandbox(&mut policy);
+    }
+    Ok(policy)
 }
 
 pub fn run(homes: &Homes, a: &CheckArgs) -> Result<u8> {
     if let Some(file) = &a.batch {
         return batch(homes, a, file);
     }
-    let policy = edge::load_policy(homes)?;
+    let policy = check_policy(homes, a)?;
     let mut edge = Edge::new(homes.clone());
     let ctx = edge::build_context(&mut edge, &a.call.flags())?;
     let req = Request {
@@ -83,6 +100,9 @@ pub fn summary(d: &Decision) -> String {
     if let Some(h) = &d.hint {
         s.push_str(&format!("  {h}\n"));
     }
+    if let Some(sb) = &d.sandbox {
+        s.push_str(&format!("  runs as: {}\n", sb.command));
+    }
     s
 }
 
@@ -111,7 +131,7 @@ struct Worker {
 }
 
 fn spawn_worker(homes: &Homes, a: &CheckArgs) -> Result<Worker> {
-    let policy = edge::load_policy(homes)?;
+    let policy = check_policy(homes, a)?;
     let homes = homes.clone();
     let a = a.clone();
     let (tx, req_rx) = std::sync::mpsc::channel::<String>();

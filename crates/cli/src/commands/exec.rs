@@ -66,7 +66,8 @@ pub fn run(homes: &Homes, a: &ExecArgs) -> Result<u8> {
         )
         .into());
     }
-    let policy = edge::load_policy(homes)?;
+    let mut policy = edge::load_policy(homes)?;
+    edge::offer_sandbox(&mut policy);
     let mut edge = Edge::new(homes.clone());
     let ctx = edge::build_context(&mut edge, &a.call.flags())?;
     // The explicit working directory defaults to where exec was started:
@@ -171,18 +172,35 @@ fn log(edge: &mut Edge, ctx: &Context, d: &Decision, decision: &str, reason: &st
 
 /// Run the evaluated command with `bash -c` in the resolved cwd, stdio
 /// passed through; the exit status is the command's (128 + signal when it
-/// was killed by one, as bash reports it).
+/// was killed by one, as bash reports it). A `sandboxed` allow runs the
+/// wrapped command of the decision instead (`shellgate sandbox … -- bash -c
+/// COMMAND`, which records a failed run for the session).
 fn run_command(d: &Decision) -> Result<u8> {
     let Some(cwd) = d.cwd.as_deref() else {
         eprintln!("shellgate: refused: the call has no working directory to run in");
         return Ok(REFUSED);
     };
-    let status = match Command::new("bash")
-        .arg("-c")
-        .arg(&d.command)
-        .current_dir(cwd)
-        .status()
-    {
+    let mut cmd = match &d.sandbox {
+        Some(sb) => {
+            let Some((program, args)) = sb.argv.split_first() else {
+                eprintln!("shellgate: refused: the sandboxed command is empty");
+                return Ok(REFUSED);
+            };
+            let mut c = Command::new(program);
+            c.args(args);
+            c
+        }
+        None if d.reason == "sandboxed" => {
+            eprintln!("shellgate: refused: a sandboxed allow without its command");
+            return Ok(REFUSED);
+        }
+        None => {
+            let mut c = Command::new("bash");
+            c.arg("-c").arg(&d.command);
+            c
+        }
+    };
+    let status = match cmd.current_dir(cwd).status() {
         Ok(s) => s,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             eprintln!("shellgate: cannot run the command: bash was not found");

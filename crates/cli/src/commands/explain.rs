@@ -47,7 +47,8 @@ impl Paint {
 
 pub fn run(homes: &Homes, a: &CallArgs) -> Result<u8> {
     let paint = Paint::detect();
-    let policy = edge::load_policy(homes)?;
+    let mut policy = edge::load_policy(homes)?;
+    edge::offer_sandbox(&mut policy);
     let mut edge = Edge::new(homes.clone());
     edge.consume_once = false;
     let ctx = edge::build_context(&mut edge, &a.flags())?;
@@ -137,6 +138,12 @@ pub fn run(homes: &Homes, a: &CallArgs) -> Result<u8> {
                 .collect();
             s.push_str(&format!("Options: {}\n", labels.join(" / ")));
         }
+    }
+    if let Some(sb) = &d.sandbox {
+        s.push_str(&format!(
+            "Sandbox: profile {}, writable project {}\nRuns as: {}\n",
+            sb.profile, sb.project_dir, sb.command
+        ));
     }
     if let Some(h) = &d.hint {
         s.push_str(&format!("{h}\n"));

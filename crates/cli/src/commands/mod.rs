@@ -1,7 +1,7 @@
 //! One module per subcommand: its own options (clap `Args`) and its `run`.
 //! Shared pieces live in [`crate::edge`]; the hook adapters, which are a
-//! subcommand too, live in [`crate::hooks`]. New subcommands (`serve`,
-//! `sandbox`) get a module here and a variant in [`crate::cli::Cmd`].
+//! subcommand too, live in [`crate::hooks`]. New subcommands get a module
+//! here and a variant in [`crate::cli::Cmd`].
 
 pub mod approvals;
 pub mod check;
@@ -10,4 +10,5 @@ pub mod decide;
 pub mod exec;
 pub mod explain;
 pub mod install;
+pub mod sandbox;
 pub mod session;

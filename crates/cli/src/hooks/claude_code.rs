@@ -1,7 +1,8 @@
 //! Claude Code (`PreToolUse` hooks): which tools are gated, how their
 //! input becomes calls, and the answer format — `{"hookSpecificOutput":
 //! {"hookEventName": "PreToolUse", "permissionDecision": "allow"|"ask"|"deny",
-//! "permissionDecisionReason": "…"}}` for every decision.
+//! "permissionDecisionReason": "…"}}` for every decision; a sandboxed allow
+//! adds `"updatedInput"`: the tool input with the wrapped command.
 
 use serde_json::{json, Map, Value};
 
@@ -38,6 +39,19 @@ pub(super) fn pre_tool_use(decision: &str, reason: &str) -> Value {
 /// The answer for a verdict: every decision is printed.
 pub(super) fn output(v: Verdict, reason: &str) -> Option<String> {
     Some(pre_tool_use(v.as_str(), reason).to_string())
+}
+
+/// An allow that runs `input` (the tool input with the command wrapped in
+/// `shellgate sandbox`): `hookSpecificOutput.updatedInput`.
+pub(super) fn output_rewrite(reason: &str, input: &Map<String, Value>) -> String {
+    let mut v = pre_tool_use("allow", reason);
+    if let Some(h) = v
+        .get_mut("hookSpecificOutput")
+        .and_then(Value::as_object_mut)
+    {
+        h.insert("updatedInput".into(), Value::Object(input.clone()));
+    }
+    v.to_string()
 }
 
 /// The session's project directory: `$CLAUDE_PROJECT_DIR`, else the cwd.

@@ -104,6 +104,22 @@ impl Host {
         }
     }
 
+    /// Whether the host runs a command the hook rewrote (Claude Code's
+    /// `updatedInput`): only then is the sandboxed allow of SPEC §18
+    /// offered. Gemini and Codex keep asking for such calls.
+    fn can_rewrite(self) -> bool {
+        matches!(self, Host::ClaudeCode)
+    }
+
+    /// The host's JSON for an allow that runs `input` instead of the tool
+    /// input it sent; a host that cannot rewrite gets an ask.
+    fn output_rewrite(self, reason: &str, input: &Map<String, Value>) -> Option<String> {
+        match self {
+            Host::ClaudeCode => Some(claude_code::output_rewrite(reason, input)),
+            Host::Gemini | Host::Codex => self.output(Verdict::Ask, reason),
+        }
+    }
+
     /// The session's project directory as the host declares it.
     fn project_dir(self, cwd: &str, home: &str) -> String {
         match self {
@@ -162,6 +178,9 @@ enum Outcome {
     PassThrough,
     /// A decision in the host's format, exit 0.
     Decided(Verdict, String),
+    /// An allow that runs this tool input instead (the sandboxed allow of
+    /// SPEC §18): the fields given replace the host's.
+    Rewrite(String, Map<String, Value>),
     /// Input that cannot be understood or an internal error: the reason on
     /// stderr, exit 2 (blocking for every supported host).
     Blocking(String),
@@ -189,6 +208,10 @@ fn emit(host: Host, outcome: Outcome) -> u8 {
             return 2;
         }
         Outcome::Decided(v, reason) => match host.output(v, &reason) {
+            Some(j) => j,
+            None => return 0,
+        },
+        Outcome::Rewrite(reason, input) => match host.output_rewrite(&reason, &input) {
             Some(j) => j,
             None => return 0,
         },
@@ -268,6 +291,7 @@ pub fn evaluate_event(homes: &Homes, host: Host, bytes: &[u8]) -> (Option<String
         Outcome::PassThrough => (None, 0),
         Outcome::Blocking(_) => (None, 2),
         Outcome::Decided(v, reason) => (host.output(v, &reason), 0),
+        Outcome::Rewrite(reason, input) => (host.output_rewrite(&reason, &input), 0),
     }
 }
 
@@ -383,6 +407,12 @@ fn decide_event(homes: &Homes, host: Host, channel: Option<Channel>, event: &Eve
     // The session's project directory as the host declares it.
     let project_dir = host.project_dir(&cwd, &homes.user);
     match evaluate_calls(homes, host, channel, &session, &project_dir, &calls) {
+        // The host's other input fields (description, timeout …) stay.
+        Ok(Outcome::Rewrite(reason, fields)) => {
+            let mut merged = input.clone();
+            merged.extend(fields);
+            Outcome::Rewrite(reason, merged)
+        }
         Ok(o) => o,
         Err(e) => Outcome::Blocking(format!(
             "shellgate: cannot evaluate the call, so it is blocked: {e:#}"
@@ -398,7 +428,10 @@ fn evaluate_calls(
     project_dir: &str,
     calls: &[Call],
 ) -> Result<Outcome> {
-    let policy = edge::load_policy(homes)?;
+    let mut policy = edge::load_policy(homes)?;
+    if host.can_rewrite() {
+        edge::offer_sandbox(&mut policy);
+    }
     let mut edge = Edge::new(homes.clone());
     let recorded = {
         let db = edge
@@ -533,6 +566,7 @@ fn protected_below(policy: &Policy, ctx: &Context, call: &Call) -> Option<Decisi
         options: None,
         prompt: None,
         hint: None,
+        sandbox: None,
         location: String::new(),
         display_verbs: Vec::new(),
         unnamed_verbs: Vec::new(),
@@ -558,6 +592,20 @@ fn combine(host: Host, homes: &Homes, ctx: &Context, decisions: &[Decision]) -> 
     }
     if parts.is_empty() {
         parts.push("shellgate deny (invalid_call): nothing to evaluate".into());
+    }
+    // A sandboxed allow: the host runs the wrapped command (one shell call
+    // per event; anything else is not rewritten and asks).
+    let sandboxed: Vec<_> = decisions
+        .iter()
+        .filter_map(|d| d.sandbox.as_ref())
+        .collect();
+    if verdict == Verdict::Allow && !sandboxed.is_empty() {
+        if let ([run], [_]) = (sandboxed.as_slice(), decisions) {
+            let mut fields = Map::new();
+            fields.insert("command".into(), Value::String(run.command.clone()));
+            return Outcome::Rewrite(parts.join("\n"), fields);
+        }
+        return Outcome::Decided(Verdict::Ask, parts.join("\n"));
     }
     Outcome::Decided(verdict, parts.join("\n"))
 }

@@ -173,7 +173,7 @@ pub enum Scenario {
     /// A hard-denied command: must never run.
     Deny,
     /// An unapproved command in a non-interactive run: must not run, must
-    /// not hang.
+    /// not hang (the sandboxed allow turned off in policy.toml).
     Ask,
     /// `touch` granted, then the gate's state directory made unusable:
     /// must not run.
@@ -182,6 +182,9 @@ pub enum Scenario {
     Probe(Probe),
     /// A logging hook on every event, next to the installed hook.
     Events,
+    /// An unapproved edit inside the project (SPEC §18): a host that runs
+    /// the hook's rewritten command runs it inside the sandbox.
+    Sandboxed,
 }
 
 impl Scenario {
@@ -193,6 +196,7 @@ impl Scenario {
             Scenario::BadHome => "badhome".into(),
             Scenario::Probe(p) => format!("probe-{}", p.name()),
             Scenario::Events => "events".into(),
+            Scenario::Sandboxed => "sandboxed".into(),
         }
     }
 
@@ -210,7 +214,7 @@ impl Scenario {
 
     fn expect(self) -> Expect {
         match self {
-            Scenario::Allow | Scenario::Events => Expect::Runs,
+            Scenario::Allow | Scenario::Events | Scenario::Sandboxed => Expect::Runs,
             Scenario::Deny | Scenario::Ask | Scenario::BadHome => Expect::Blocked,
             Scenario::Probe(_) => Expect::Fact,
         }
@@ -769,7 +773,15 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
             let _ = fs::remove_dir_all(&state);
             write(&state, "not a directory: the gate's state is unusable\n")?;
         }
-        Scenario::Deny | Scenario::Ask => {}
+        Scenario::Ask => {
+            // An unapproved `touch` in the project would run sandboxed where
+            // the host can rewrite (SPEC §18): this scenario is the ask.
+            write(
+                &home.join(".shellgate").join("config").join("policy.toml"),
+                "[audiences.personal]\nsandbox = \"off\"\n",
+            )?;
+        }
+        Scenario::Deny | Scenario::Sandboxed => {}
         Scenario::Probe(p) => {
             let script = dir.join("probe.sh");
             write(&script, &probe_script(&dir, p))?;
@@ -871,6 +883,16 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
     // A hook killed with the host may still be finishing its write.
     std::thread::sleep(Duration::from_millis(100));
     out.ran = proj.join(case.scenario.marker()).exists();
+    // The sandbox leaves placeholders for the hosts' control directories in
+    // the project: proof the command ran confined, not as proposed.
+    if case.scenario == Scenario::Sandboxed && out.ran {
+        if proj.join(".gemini").is_dir() && proj.join(".codex").is_dir() {
+            out.notes.push("ran inside the sandbox".into());
+        } else {
+            out.harness_errors
+                .push("the command ran, but not inside the sandbox".into());
+        }
+    }
 
     let reqs = mock.requests();
     drop(mock);
@@ -910,6 +932,7 @@ pub fn cases(full: bool) -> Vec<Case> {
         Scenario::Ask,
         Scenario::BadHome,
     ];
+    scen.push(Scenario::Sandboxed);
     if full {
         scen.push(Scenario::Events);
         for p in [
@@ -935,6 +958,10 @@ pub fn cases(full: bool) -> Vec<Case> {
             for sc in &scen {
                 let probe = matches!(sc, Scenario::Probe(_));
                 let keep = match (host, variant) {
+                    // Only Claude Code runs a rewritten command.
+                    _ if *sc == Scenario::Sandboxed => {
+                        matches!(host, Host::Claude | Host::ClaudeOld) && variant == Variant::Plain
+                    }
                     // An untrusted Codex hook is skipped: probes and event
                     // logs would say nothing.
                     (Host::Codex, Variant::Plain) => !probe && *sc != Scenario::Events,

@@ -8,13 +8,15 @@
 //! - `safe_space.rs` — safe spaces, the autonomous zone, secret-looking names;
 //! - `ask.rs` — the last layer: the question, its options and hints;
 //! - `file_tools.rs` — the same layers for file tools (§9.6);
-//! - `answer.rs` — what an answer to a prompt persists (§12.1).
+//! - `answer.rs` — what an answer to a prompt persists (§12.1);
+//! - `sandboxed.rs` — the sandboxed allow (§18) and the command it runs.
 
 mod answer;
 mod ask;
 mod file_tools;
 mod layers;
 mod safe_space;
+mod sandboxed;
 mod statuses;
 
 use serde::Serialize;
@@ -28,6 +30,7 @@ use shellgate_shell::paths;
 
 pub use answer::{plan_answer, Persist};
 pub use safe_space::secret_looking;
+pub use sandboxed::{sh_quote, SandboxOffer, SandboxRun};
 
 /// Commands longer than this are refused (`invalid_call`).
 pub const MAX_COMMAND_BYTES: usize = 65_536;
@@ -86,6 +89,11 @@ pub trait Lookups {
     ) -> Option<GrantRef>;
     /// Consume a one-time approval for exactly this call, if recorded.
     fn take_once(&self, tool: &str, command: &str, cwd: Option<&str>) -> bool;
+    /// Whether a sandboxed run of exactly this call failed in this session
+    /// (§18: it then asks as before).
+    fn sandbox_failed(&self, _tool: &str, _command: &str, _cwd: Option<&str>) -> bool {
+        false
+    }
 }
 
 /// Lookups with nothing recorded.
@@ -141,6 +149,10 @@ pub struct Decision {
     pub options: Option<Vec<String>>,
     pub prompt: Option<Prompt>,
     pub hint: Option<String>,
+    /// For reason `sandboxed` (§18): the command to run instead of the
+    /// call. Absent from the JSON otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxRun>,
     /// Location text of the prompt (for resolution lines); not serialized.
     #[serde(skip)]
     pub location: String,
@@ -169,6 +181,8 @@ impl Decision {
 pub struct Policy {
     pub config: PolicyConfig,
     safe: [SafeVerbs; 3],
+    /// The sandboxed allow is offered (§18); `None` unless the caller set it.
+    sandbox: Option<SandboxOffer>,
 }
 
 impl Policy {
@@ -181,7 +195,11 @@ impl Policy {
         for (os, verbs) in user_safe {
             safe[os_index(*os)].add(verbs);
         }
-        Policy { config, safe }
+        Policy {
+            config,
+            safe,
+            sandbox: None,
+        }
     }
 
     pub fn safe_verbs(&self, os: Os) -> &SafeVerbs {
@@ -245,6 +263,7 @@ impl Base {
             options: None,
             prompt: None,
             hint: None,
+            sandbox: None,
             location: String::new(),
             display_verbs: Vec::new(),
             unnamed_verbs: Vec::new(),
@@ -312,6 +331,10 @@ pub fn evaluate(policy: &Policy, req: &Request, ctx: &Context, lookups: &dyn Loo
     let mut out = statuses::with_grants(&call);
     // 9. All side effects; 10. safe-verb short-circuit; 11. granted.
     if layers::side_effects(&mut out) || layers::safe_verbs(&mut out) || layers::grants(&mut out) {
+        return out;
+    }
+    // 11b. Sandboxed allow (§18).
+    if sandboxed::sandboxed(&call, &mut out) {
         return out;
     }
     // 12. Ask (or deny without a human).

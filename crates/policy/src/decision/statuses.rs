@@ -7,6 +7,8 @@ use shellgate_shell::analyze::Analysis;
 use super::layers::ShellCall;
 use super::safe_space::{in_safe_space, names_secret, names_secret_object};
 use super::{Candidate, Decision, Status};
+use crate::protected;
+use crate::read_roots::ReadRoots;
 
 /// One candidate `(verb, directory)` while the list is built; a candidate
 /// named by several commands is safe (a side effect) only if it is for
@@ -22,6 +24,7 @@ pub(super) struct CandState {
 pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
     let (analysis, ctx) = (&call.analysis, call.ctx);
     let safe = call.policy.safe_verbs(ctx.os);
+    let roots = ReadRoots::new(&call.policy.config, &ctx.home, ctx.audience, ctx.os);
     let mut cands: Vec<CandState> = Vec::new();
     for (inv, cc) in analysis.invocations.iter().zip(call.per_inv.iter()) {
         let Some(c) = cc else { continue };
@@ -30,8 +33,19 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
             && safe.qualifies(inv)
             && !names_secret(&c.touches)
             && !names_secret_object(inv);
+        // Reads outside the safe spaces: read roots (system locations,
+        // toolchain caches), every path covered as written and as resolved.
+        let outside_ok = qualifies
+            && roots.covers(
+                ctx.fs,
+                &c.touches,
+                protected::behaviour(inv, true).recursive_read,
+                |p| in_safe_space(p, ctx),
+            );
         for d in &c.dirs {
-            let safe_here = qualifies && d.as_deref().is_some_and(|dir| in_safe_space(dir, ctx));
+            let safe_here = qualifies
+                && d.as_deref()
+                    .is_some_and(|dir| in_safe_space(dir, ctx) || outside_ok);
             match cands.iter_mut().find(|x| x.verb == c.verb && &x.dir == d) {
                 Some(x) => {
                     x.safe &= safe_here;

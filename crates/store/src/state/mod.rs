@@ -1,6 +1,6 @@
 //! The state database `state/shellgate.db` (SPEC §2.1, §6.4, §9.1 step 7,
 //! §10, §12.1): sessions, session ("This chat") grants, one-time approvals
-//! and the append-only decision log.
+//! the append-only decision log, and the sandboxed runs that failed.
 //!
 //! Many short-lived processes (hooks, `check`, `exec`) open the database at
 //! the same time, so it runs in WAL mode with a busy timeout, every write is
@@ -14,6 +14,7 @@
 
 mod audit;
 mod once;
+mod sandbox_runs;
 mod schema;
 mod session_grants;
 mod sessions;

@@ -87,7 +87,7 @@ impl StateDb {
     /// session was stored. Grants and approvals of an implicit (never
     /// created) session with this id are deleted as well.
     pub fn end_session(&self, id: &str) -> Result<bool, StateError> {
-        self.write_tx(|tx| {
+        let ended = self.write_tx(|tx| {
             let n = self.q(tx.execute(
                 "UPDATE sessions SET ended_at = COALESCE(ended_at, ?2) WHERE id = ?1",
                 params![id, now_rfc3339()],
@@ -95,7 +95,9 @@ impl StateDb {
             self.q(tx.execute("DELETE FROM session_grants WHERE session = ?1", params![id]))?;
             self.q(tx.execute("DELETE FROM once_approvals WHERE session = ?1", params![id]))?;
             Ok(n > 0)
-        })
+        })?;
+        self.forget_sandbox_failures(id)?;
+        Ok(ended)
     }
 
     // ----- session grants (§6.4) -----------------------------------------

@@ -1,0 +1,504 @@
+//! `shellgate sandbox`, and the sandboxed allow end to end (SPEC §18):
+//! `check --json` carrying the wrapped command, `exec` running it under the
+//! real sandbox, a failed sandboxed run asking next time, and the Claude Code
+//! hook answering with `updatedInput` (Gemini keeps asking). Real processes
+//! in a scratch tree; `TMPDIR` points into the tree so that "outside" is
+//! outside every writable root.
+//!
+//! When the kernel cannot confine, the tests that need the sandbox print
+//! "SKIPPED: …" and return; with `SHELLGATE_REQUIRE_SANDBOX=1` they fail.
+#![cfg(target_os = "linux")]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_shellgate");
+
+fn require_sandbox() -> bool {
+    match shellgate_sandbox::support() {
+        Ok(_) => true,
+        Err(e) => {
+            if std::env::var_os("SHELLGATE_REQUIRE_SANDBOX").is_some() {
+                panic!("the kernel cannot confine and SHELLGATE_REQUIRE_SANDBOX is set: {e}");
+            }
+            eprintln!("SKIPPED: the kernel cannot confine here: {e}");
+            false
+        }
+    }
+}
+
+struct Tree {
+    _tmp: tempfile::TempDir,
+    home: String,
+    gate: String,
+    proj: String,
+    outside: String,
+    tmp: String,
+}
+
+fn tree() -> Tree {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp
+        .path()
+        .canonicalize()
+        .expect("canonical tempdir")
+        .to_string_lossy()
+        .to_string();
+    let home = format!("{root}/home");
+    let proj = format!("{home}/repos/proj");
+    let outside = format!("{root}/outside");
+    let t = format!("{root}/tmp");
+    for d in [
+        &home,
+        &proj,
+        &outside,
+        &t,
+        &format!("{proj}/src"),
+        &format!("{proj}/.git/hooks"),
+    ] {
+        std::fs::create_dir_all(d).expect("mkdir");
+    }
+    std::fs::write(format!("{proj}/.git/HEAD"), "ref: refs/heads/main\n").expect("write");
+    std::fs::write(format!("{proj}/.git/config"), "[core]\n").expect("write");
+    Tree {
+        _tmp: tmp,
+        gate: format!("{home}/.shellgate"),
+        home,
+        proj,
+        outside,
+        tmp: t,
+    }
+}
+
+fn cmd(t: &Tree) -> Command {
+    let mut c = Command::new(BIN);
+    c.env("HOME", &t.home)
+        .env("SHELLGATE_HOME", &t.gate)
+        .env("TMPDIR", &t.tmp)
+        .env_remove("NO_COLOR")
+        .current_dir(&t.proj)
+        .stdin(Stdio::null());
+    c
+}
+
+fn show(o: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn sandbox(t: &Tree, args: &[&str]) -> Output {
+    cmd(t)
+        .arg("sandbox")
+        .args(args)
+        .output()
+        .expect("run shellgate sandbox")
+}
+
+fn check(t: &Tree, extra: &[&str], command: &str) -> Value {
+    let o = cmd(t)
+        .args([
+            "check",
+            "--json",
+            "--session",
+            "s1",
+            "--project-dir",
+            &t.proj,
+        ])
+        .args(extra)
+        .args(["--", command])
+        .output()
+        .expect("run check");
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", show(&o)))
+}
+
+/// The issue's must-show: a write inside the project happens; one outside
+/// it and one into `.git/hooks` are stopped.
+#[test]
+fn sandbox_writes_inside_and_stops_outside_and_git_hooks() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    let script = format!(
+        "echo in > src/inside.txt; echo rc_in=$?; \
+         echo out > {out}/outside.txt; echo rc_out=$?; \
+         echo hook > .git/hooks/pre-commit; echo rc_hook=$?; \
+         echo cfg >> .git/config; echo rc_cfg=$?",
+        out = t.outside
+    );
+    let o = sandbox(&t, &["--project-dir", &t.proj, "--", "bash", "-c", &script]);
+    let text = show(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("rc_in=0"), "{text}");
+    assert!(!stdout.contains("rc_out=0"), "{text}");
+    assert!(!stdout.contains("rc_hook=0"), "{text}");
+    assert!(!stdout.contains("rc_cfg=0"), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(format!("{}/src/inside.txt", t.proj)).expect("inside"),
+        "in\n"
+    );
+    assert!(!Path::new(&format!("{}/outside.txt", t.outside)).exists());
+    assert!(!Path::new(&format!("{}/.git/hooks/pre-commit", t.proj)).exists());
+    assert_eq!(
+        std::fs::read_to_string(format!("{}/.git/config", t.proj)).expect("config"),
+        "[core]\n"
+    );
+    // The same writes outside the sandbox work (the attempt was not broken).
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(format!("echo out > {}/outside.txt", t.outside))
+        .status()
+        .expect("bash");
+    assert!(o.success());
+}
+
+#[test]
+fn sandbox_project_defaults_and_profiles() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    // Default project: the current directory (the project here).
+    let o = sandbox(&t, &["--", "touch", "made-by-default"]);
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(Path::new(&format!("{}/made-by-default", t.proj)).exists());
+    // The session's recorded project directory.
+    let o = cmd(&t)
+        .args(["session", "create", "--id", "s9", "--project-dir", &t.proj])
+        .output()
+        .expect("session create");
+    assert!(o.status.success(), "{}", show(&o));
+    let o = cmd(&t)
+        .current_dir(&t.outside)
+        .args(["sandbox", "--session", "s9", "--", "bash", "-c"])
+        .arg(format!("touch {}/from-session && touch here", t.proj))
+        .output()
+        .expect("sandbox");
+    assert_ne!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(Path::new(&format!("{}/from-session", t.proj)).exists());
+    assert!(!Path::new(&format!("{}/here", t.outside)).exists());
+    // The session directory is writable; profile read writes nothing else.
+    let o = cmd(&t)
+        .args([
+            "sandbox",
+            "--session",
+            "s9",
+            "--profile",
+            "read",
+            "--",
+            "bash",
+            "-c",
+        ])
+        .arg(format!(
+            "touch {}/sessions/s9/scratch; echo s=$?; touch ro; echo p=$?",
+            t.gate
+        ))
+        .output()
+        .expect("sandbox");
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("s=0"), "{}", show(&o));
+    assert!(!out.contains("p=0"), "{}", show(&o));
+    assert!(!Path::new(&format!("{}/ro", t.proj)).exists());
+    // The network is off without --network.
+    let o = sandbox(
+        &t,
+        &[
+            "--",
+            "bash",
+            "-c",
+            "exec 3<>/dev/tcp/1.1.1.1/53 && echo connected",
+        ],
+    );
+    assert!(
+        !String::from_utf8_lossy(&o.stdout).contains("connected"),
+        "{}",
+        show(&o)
+    );
+}
+
+/// Shallow directories and the home are refused with a reason (exit 125);
+/// nothing runs.
+#[test]
+fn sandbox_refuses_shallow_projects() {
+    let t = tree();
+    for dir in ["/", t.home.as_str()] {
+        let marker = format!("{}/ran", t.outside);
+        let o = sandbox(&t, &["--project-dir", dir, "--", "touch", &marker]);
+        assert_eq!(o.status.code(), Some(125), "{dir}: {}", show(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("shellgate sandbox:"), "{}", show(&o));
+        assert!(!Path::new(&marker).exists());
+    }
+    // A usage error: no command.
+    let o = sandbox(&t, &["--project-dir", &t.proj]);
+    assert_eq!(o.status.code(), Some(2), "{}", show(&o));
+    // --record needs a session.
+    let o = sandbox(&t, &["--record", "--", "true"]);
+    assert_eq!(o.status.code(), Some(2), "{}", show(&o));
+}
+
+/// `check --json` carries the wrapped command; the command runs as such.
+#[test]
+fn check_json_carries_the_sandbox_command() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    let call = format!(
+        "mkdir -p build && echo built > build/out.txt && (echo x > {}/leak.txt || true)",
+        t.outside
+    );
+    // The call names an outside path: it asks.
+    let d = check(&t, &[], &call);
+    assert_eq!(d["reason"], "approval_required", "{d}");
+    assert!(d.get("sandbox").is_none());
+    let call = "mkdir -p build && echo built > build/out.txt";
+    let d = check(&t, &[], call);
+    assert_eq!(d["decision"], "allow", "{d}");
+    assert_eq!(d["reason"], "sandboxed", "{d}");
+    assert_eq!(d["sandbox"]["profile"], "edit");
+    assert_eq!(d["sandbox"]["project_dir"], t.proj.as_str());
+    let wrapped = d["sandbox"]["command"]
+        .as_str()
+        .expect("command")
+        .to_string();
+    assert!(
+        wrapped.starts_with(&format!("{BIN} --home {} sandbox --session s1", t.gate)),
+        "{wrapped}"
+    );
+    assert!(
+        wrapped.ends_with(
+            "--profile edit --record -- bash -c 'mkdir -p build && echo built > build/out.txt'"
+        ),
+        "{wrapped}"
+    );
+    // Every §2.3 field is still there.
+    for k in [
+        "decision",
+        "reason",
+        "message",
+        "tool",
+        "command",
+        "display",
+        "cwd",
+        "audience",
+        "channel",
+        "complex",
+        "complex_reasons",
+        "candidates",
+        "patterns",
+        "options",
+        "prompt",
+        "hint",
+    ] {
+        assert!(d.get(k).is_some(), "{k} missing: {d}");
+    }
+    // The host runs the wrapped command with its shell.
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(&wrapped)
+        .env("HOME", &t.home)
+        .env("TMPDIR", &t.tmp)
+        .current_dir(&t.proj)
+        .output()
+        .expect("bash");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert_eq!(
+        std::fs::read_to_string(format!("{}/build/out.txt", t.proj)).expect("out"),
+        "built\n"
+    );
+    // A caller that cannot rewrite: asks.
+    let d = check(&t, &["--no-sandbox"], call);
+    assert_eq!(d["reason"], "approval_required", "{d}");
+    // A build: profile build; sandbox = off in policy.toml: asks.
+    let d = check(&t, &[], "go test ./...");
+    assert_eq!(d["sandbox"]["profile"], "build", "{d}");
+    std::fs::create_dir_all(format!("{}/config", t.gate)).expect("mkdir");
+    std::fs::write(
+        format!("{}/config/policy.toml", t.gate),
+        "[audiences.personal]\nsandbox = \"off\"\n",
+    )
+    .expect("write");
+    let d = check(&t, &[], "go test ./...");
+    assert_eq!(d["reason"], "approval_required", "{d}");
+    // A malformed setting is an error naming the file.
+    std::fs::write(
+        format!("{}/config/policy.toml", t.gate),
+        "[audiences.personal]\nsandbox = \"maybe\"\n",
+    )
+    .expect("write");
+    let o = cmd(&t)
+        .args(["check", "--json", "--", "go test ./..."])
+        .output()
+        .expect("check");
+    assert_eq!(o.status.code(), Some(1), "{}", show(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("policy.toml"));
+}
+
+fn exec(t: &Tree, command: &str) -> Output {
+    cmd(t)
+        .args([
+            "exec",
+            "--session",
+            "s1",
+            "--project-dir",
+            &t.proj,
+            "--",
+            command,
+        ])
+        .output()
+        .expect("run exec")
+}
+
+/// `exec` runs a sandboxed call under the sandbox: inside succeeds, a write
+/// outside fails (the static policy could not see it: it is in the
+/// Makefile); the failed run makes the next identical call ask.
+#[test]
+fn exec_runs_sandboxed_calls_confined() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    let o = exec(&t, "mkdir -p out && echo hi > out/x.txt && cat out/x.txt");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "hi\n");
+    assert!(Path::new(&format!("{}/out/x.txt", t.proj)).exists());
+
+    std::fs::write(
+        format!("{}/Makefile", t.proj),
+        format!(
+            "all:\n\techo in > built.txt\n\techo out > {}/evil.txt\n",
+            t.outside
+        ),
+    )
+    .expect("makefile");
+    assert_eq!(check(&t, &[], "make")["reason"], "sandboxed");
+    let o = exec(&t, "make");
+    assert_ne!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(Path::new(&format!("{}/built.txt", t.proj)).exists());
+    assert!(!Path::new(&format!("{}/evil.txt", t.outside)).exists());
+    // Recorded: the identical call asks now (no terminal: exec denies).
+    let d = check(&t, &[], "make");
+    assert_eq!(d["reason"], "approval_required", "{d}");
+    let o = exec(&t, "make");
+    assert_eq!(o.status.code(), Some(126), "{}", show(&o));
+    // Another call is still sandboxed.
+    assert_eq!(check(&t, &[], "make all")["reason"], "sandboxed");
+}
+
+/// The recording function host adapters call from a PostToolUse event.
+#[test]
+fn recorded_failure_makes_the_identical_call_ask() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    assert_eq!(check(&t, &[], "go test ./...")["reason"], "sandboxed");
+    let homes = shellgate::edge::Homes {
+        gate: t.gate.clone().into(),
+        user: t.home.clone(),
+    };
+    shellgate::commands::sandbox::record_failure(&homes, "s1", "go test ./...", Some(&t.proj), 1)
+        .expect("record");
+    assert_eq!(
+        check(&t, &[], "go test ./...")["reason"],
+        "approval_required"
+    );
+    // Other sessions, other commands and other directories are unaffected.
+    let o = cmd(&t)
+        .args([
+            "check",
+            "--json",
+            "--session",
+            "s2",
+            "--project-dir",
+            &t.proj,
+        ])
+        .args(["--", "go test ./..."])
+        .output()
+        .expect("check");
+    let d: Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(d["reason"], "sandboxed", "{d}");
+    assert_eq!(
+        check(&t, &[], "go test ./... -count=1")["reason"],
+        "sandboxed"
+    );
+}
+
+fn hook(t: &Tree, host: &str, event: &Value) -> (i32, Value) {
+    let mut child = cmd(t)
+        .args(["hook", host])
+        .env("CLAUDE_PROJECT_DIR", &t.proj)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn hook");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(event.to_string().as_bytes())
+        .expect("write event");
+    let o = child.wait_with_output().expect("hook");
+    let v = serde_json::from_slice(&o.stdout).unwrap_or(Value::Null);
+    (o.status.code().unwrap_or(-1), v)
+}
+
+/// Claude Code gets the wrapped command as `updatedInput` (its other input
+/// fields kept); Gemini, which cannot rewrite, keeps asking.
+#[test]
+fn hooks_rewrite_for_claude_code_and_ask_for_gemini() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    let event = json!({
+        "session_id": "cc1",
+        "cwd": t.proj,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "go test ./...", "description": "run the tests", "timeout": 60000},
+    });
+    let (code, v) = hook(&t, "claude-code", &event);
+    assert_eq!(code, 0, "{v}");
+    let h = &v["hookSpecificOutput"];
+    assert_eq!(h["permissionDecision"], "allow", "{v}");
+    let updated = &h["updatedInput"];
+    let wrapped = updated["command"].as_str().expect("updated command");
+    assert!(
+        wrapped.contains("sandbox --session cc1 --project-dir")
+            && wrapped.ends_with("--profile build --record -- bash -c 'go test ./...'"),
+        "{wrapped}"
+    );
+    assert_eq!(updated["description"], "run the tests");
+    assert_eq!(updated["timeout"], 60000);
+    assert!(h["permissionDecisionReason"]
+        .as_str()
+        .is_some_and(|r| r.contains("sandboxed")));
+    // A call that is not sandboxable asks without updatedInput.
+    let mut other = event.clone();
+    other["tool_input"]["command"] = json!("git push");
+    let (_, v) = hook(&t, "claude-code", &other);
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask", "{v}");
+    assert!(v["hookSpecificOutput"].get("updatedInput").is_none());
+
+    let gem = json!({
+        "session_id": "g1",
+        "cwd": t.proj,
+        "hook_event_name": "BeforeTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "go test ./..."},
+    });
+    let (code, v) = hook(&t, "gemini", &gem);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["decision"], "ask", "{v}");
+}

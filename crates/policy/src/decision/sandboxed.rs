@@ -1,0 +1,259 @@
+//! The sandboxed allow (SPEC §18), between the grants (§9.1 step 11) and
+//! the ask (step 12): a call that would ask only because of first-time
+//! build, test or edit commands inside the project is allowed with reason
+//! `sandboxed`, and the decision carries the command the host must run
+//! instead — the same call wrapped in `shellgate sandbox`.
+//!
+//! It applies only when all of these hold:
+//! - the caller can run a rewritten command and the kernel can confine it
+//!   ([`Policy::offer_sandbox`], set by the command line's edge);
+//! - the audience's `sandbox` setting is `auto` (default for `personal`);
+//! - every command the call runs fits the sandbox ([`crate::sandboxable`]):
+//!   the unapproved ones are builds, tests, project programs or edits, the
+//!   others (safe or granted) are not network, installer, runner or unknown
+//!   programs — everything runs confined, so nothing may need the network;
+//! - every path an unapproved command names lies in the project or the
+//!   session directory (lexically and with no symbolic link on the way),
+//!   is not a secret, and is not inside `.git` or a host's control files;
+//! - the same call did not already fail in the sandbox in this session
+//!   (then it asks as before).
+//!
+//! Hard deny, protected paths, zones, `auto` mode, once and complex calls
+//! have all been decided before this layer runs.
+
+use serde::Serialize;
+use shellgate_shell::paths;
+
+use super::layers::ShellCall;
+use super::statuses::real;
+use super::{Decision, Policy, Status};
+use crate::config::{expand_home, SandboxMode};
+use crate::fs;
+use crate::model::Os;
+use crate::read_roots::secret_path;
+use crate::sandboxable::{fit, model_paths, Fit};
+
+/// What the caller offers: it can run the rewritten command, with this
+/// program as `shellgate` (the kernel was found able to confine).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxOffer {
+    /// Absolute path of the `shellgate` executable that runs `sandbox`.
+    pub program: String,
+}
+
+/// The command a host runs instead of the call (decision JSON `sandbox`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SandboxRun {
+    /// `build` or `edit` (SPEC §18.1).
+    pub profile: &'static str,
+    /// The writable project of the confinement.
+    pub project_dir: String,
+    /// The wrapped command line, for a shell (Claude Code's `updatedInput`).
+    pub command: String,
+    /// The same as an argument vector (what `shellgate exec` runs).
+    #[serde(skip)]
+    pub argv: Vec<String>,
+}
+
+/// Names inside a project that the sandbox write-protects or that run
+/// code by themselves when written (git hooks and config, hosts' settings,
+/// direnv, editors' task files): a command writing there asks.
+const CONTROL_NAMES: &[&str] = &[
+    ".git",
+    ".claude",
+    ".codex",
+    ".gemini",
+    ".mcp.json",
+    ".envrc",
+    ".vscode",
+    ".idea",
+    ".devcontainer",
+    ".husky",
+    ".githooks",
+    ".shellgate",
+];
+
+impl Policy {
+    /// Offer the sandboxed allow: the caller runs rewritten commands and
+    /// the kernel can confine them; `program` is the `shellgate` to run.
+    pub fn offer_sandbox(&mut self, program: impl Into<String>) {
+        self.sandbox = Some(SandboxOffer {
+            program: program.into(),
+        });
+    }
+
+    /// The offer, when made.
+    pub fn sandbox_offer(&self) -> Option<&SandboxOffer> {
+        self.sandbox.as_ref()
+    }
+}
+
+/// Quote a word for a POSIX shell (single quotes; bare when plain).
+pub fn sh_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '=' | ':' | ',')
+        });
+    if plain {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// The sandboxed layer: `true` when the call is now allowed `sandboxed`.
+pub(super) fn sandboxed(call: &ShellCall, out: &mut Decision) -> bool {
+    let Some(run) = plan(call, out) else {
+        return false;
+    };
+    out.decision = "allow";
+    out.reason = "sandboxed".into();
+    out.message = format!(
+        "runs inside the sandbox (profile {}): writes only inside {}, no network",
+        run.profile, run.project_dir
+    );
+    out.sandbox = Some(run);
+    true
+}
+
+fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
+    let ctx = call.ctx;
+    let offer = call.policy.sandbox_offer()?;
+    if call.policy.config.sandbox_mode(ctx.audience) != SandboxMode::Auto
+        || ctx.os == Os::Windows
+        || call.analysis.is_complex()
+        || call.analysis.invocations.is_empty()
+    {
+        return None;
+    }
+    // Where the command may write: the project, else the session directory.
+    let session_dir = paths::normalize(&ctx.session_dir);
+    let project = match &ctx.project_dir {
+        Some(p) => paths::normalize(&expand_home(p, &ctx.home)),
+        None => session_dir.clone(),
+    };
+    let home = paths::normalize(&ctx.home);
+    let gate = paths::normalize(&ctx.gate_home);
+    if project == "/"
+        || paths::is_within(&home, &project)
+        || (paths::is_within(&project, &gate) && !paths::is_within(&project, &session_dir))
+    {
+        return None;
+    }
+    let inside = |p: &str| {
+        [&project, &session_dir]
+            .iter()
+            .any(|root| fs::contains(ctx.fs, root, p))
+    };
+    let safe = call.policy.safe_verbs(ctx.os);
+    let mut build = false;
+    for (inv, cc) in call.analysis.invocations.iter().zip(call.per_inv.iter()) {
+        // Inner commands (xargs, find -exec) are not modelled here.
+        let cc = cc.as_ref()?;
+        let f = fit(inv, &ctx.home, safe, &inside);
+        if f == Fit::No {
+            return None;
+        }
+        let unapproved = cc.dirs.iter().any(|d| {
+            out.candidates
+                .iter()
+                .any(|c| c.verb == cc.verb && &c.directory == d && c.status == Status::Unapproved)
+        });
+        if !unapproved {
+            continue;
+        }
+        match f {
+            Fit::Build => build = true,
+            Fit::Edit => {}
+            Fit::Passive | Fit::No => return None,
+        }
+        // A word known only at run time could name anything; only an
+        // option's value may be dynamic (`-j$(nproc)`).
+        let dynamic_operand = inv.argv.iter().any(|w| {
+            w.expanded(&ctx.home).is_none() && !w.static_prefix(&ctx.home).0.starts_with('-')
+        });
+        if dynamic_operand {
+            return None;
+        }
+        // Every path named — operands, redirects, the working directory,
+        // option values the program model knows — lies in the project. (The
+        // sandbox also lets the system temp directory be written; a call
+        // naming a file there still asks: a human wants to see writes
+        // outside the project, and a home below the temp directory would
+        // put `~/.bashrc` in it.)
+        let mut named: Vec<String> = cc.touches.iter().map(|t| t.path.clone()).collect();
+        named.extend(model_paths(inv, &ctx.home)?);
+        if inv.cwd.is_none() || named.is_empty() {
+            return None;
+        }
+        for p in &named {
+            if !inside(p) || secret_path(p) || control_path(p, &project) {
+                return None;
+            }
+        }
+    }
+    // Something must have been unapproved (else an earlier layer allowed).
+    if real(out).iter().all(|c| c.status != Status::Unapproved) {
+        return None;
+    }
+    if call
+        .lookups
+        .sandbox_failed(&call.req.tool, &call.req.command, call.cwd.as_deref())
+    {
+        return None;
+    }
+    let profile = if build { "build" } else { "edit" };
+    let argv = vec![
+        offer.program.clone(),
+        "--home".to_string(),
+        gate,
+        "sandbox".to_string(),
+        "--session".to_string(),
+        ctx.session.clone(),
+        "--project-dir".to_string(),
+        project.clone(),
+        "--profile".to_string(),
+        profile.to_string(),
+        "--record".to_string(),
+        "--".to_string(),
+        "bash".to_string(),
+        "-c".to_string(),
+        call.req.command.clone(),
+    ];
+    let command = argv
+        .iter()
+        .map(|a| sh_quote(a))
+        .collect::<Vec<_>>()
+        .join(" ");
+    Some(SandboxRun {
+        profile,
+        project_dir: project,
+        command,
+        argv,
+    })
+}
+
+/// A path inside the project's `.git`, a host's control files, or a file
+/// that runs code by itself when written.
+fn control_path(p: &str, project: &str) -> bool {
+    let rel = if paths::is_within(p, project) && p.len() > project.len() {
+        &p[project.len()..]
+    } else {
+        p
+    };
+    rel.split('/').any(|seg| CONTROL_NAMES.contains(&seg))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sh_quote;
+
+    #[test]
+    fn quoting() {
+        assert_eq!(sh_quote("/usr/bin/shellgate"), "/usr/bin/shellgate");
+        assert_eq!(sh_quote("go test ./..."), "'go test ./...'");
+        assert_eq!(sh_quote("it's"), r"'it'\''s'");
+        assert_eq!(sh_quote(""), "''");
+        assert_eq!(sh_quote("$(id)"), "'$(id)'");
+    }
+}

@@ -1,0 +1,477 @@
+//! Which simple commands may run inside the OS sandbox without a human
+//! (SPEC §18): build, test and task runs, and edits of project files by
+//! writers — read through the program model (`shellgate-programs`) so that
+//! the kind of a command is what its program and subcommand are, not what
+//! its name looks like.
+//!
+//! The sandbox stops writes outside the project and the network; what it
+//! cannot stop is harm *inside* the project and the human's wish to see
+//! network and outside work. So a command fits only when it is one of:
+//!
+//! - a build/test/task run (model kind `build`: `go test`, `./gradlew
+//!   build`, `cmake --build`, `npm test`, `cargo clippy`) or a program of the
+//!   project itself (`./build/tests/test_parser`) — never with an option
+//!   that deletes, contacts the network, selects another package source,
+//!   reveals secrets, or writes somewhere unnamed (`go clean -modcache`,
+//!   `go env -w`);
+//! - an in-place editor whose program text passes its validator (`sed -i
+//!   's/a/b/'`, `yq -i`), a writer that creates, copies, moves or patches
+//!   (`cp`, `mv`, `mkdir`, `touch`, `rmdir`, `patch`, `chmod`, `tee`) — not
+//!   `rm`, `ln`, `chown`, `dd`, `shred`, `truncate`: deleting or linking
+//!   cannot be undone with git or a rebuild;
+//! - a read-only command (or `echo`/`printf`) whose only write is a
+//!   redirect (`cat > f <<'EOF'`, `go list -m all > deps.txt`).
+//!
+//! Installers, network clients, runners, interpreters, git's network
+//! subcommands and unknown programs never fit; a read-only or local
+//! command (`git status`, `git commit`) may run inside the sandbox only
+//! when it is already safe or granted ([`Fit::Passive`]).
+
+use shellgate_programs::{fx, judge, lookup, parse, Arg, Kind, Parsed, Role};
+use shellgate_shell::analyze::Invocation;
+use shellgate_shell::paths::{self, basename};
+use shellgate_shell::syntax::RedirTarget;
+use shellgate_shell::verbs::{is_path_aware, is_side_effect};
+
+use crate::candidates::EXEMPT_DEVICES;
+use crate::config::expand_home;
+use crate::safe_verbs::SafeVerbs;
+
+/// How a simple command may run inside the sandbox.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fit {
+    /// Runs project code or a build tool: profile `build`.
+    Build,
+    /// Changes project files: profile `edit`.
+    Edit,
+    /// Reads, prints or changes only local state (`git status`, `git
+    /// commit`): may run confined when it is safe or granted, never
+    /// sandboxed on its own.
+    Passive,
+    /// Never runs sandboxed without a human.
+    No,
+}
+
+/// Writers whose effect can be undone (git, a rebuild) and that stay where
+/// they are pointed.
+const EDIT_WRITERS: &[&str] = &["cp", "mv", "mkdir", "touch", "rmdir", "patch", "chmod"];
+
+/// Build-tool wrapper scripts a project carries by convention.
+const PROJECT_WRAPPERS: &[&str] = &["gradlew", "mvnw"];
+
+/// `tee` options that change nothing but how it writes.
+const TEE_OPTIONS: &[&str] = &[
+    "-a",
+    "--append",
+    "-i",
+    "--ignore-interrupts",
+    "-p",
+    "--output-error",
+];
+
+/// git subcommands that talk to a remote.
+const GIT_NETWORK: &[&str] = &[
+    "push",
+    "fetch",
+    "pull",
+    "clone",
+    "ls-remote",
+    "submodule",
+    "request-pull",
+    "send-email",
+    "svn",
+    "p4",
+    "archive",
+];
+
+/// Option effects that never run unattended.
+const NEVER: u32 = fx::NET | fx::SOURCE | fx::SECRET | fx::DELETES | fx::ONESHOT;
+
+/// Directories whose programs are the system's (a program word with a `/`
+/// elsewhere is someone's code: only the project's own is run sandboxed).
+const SYSTEM_BIN: &[&str] = &["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"];
+
+/// The static words after the program, as the model reads them.
+pub struct Words {
+    texts: Vec<(String, bool)>,
+}
+
+impl Words {
+    /// The arguments of `inv` (`~` expanded against `home`).
+    pub fn of(inv: &Invocation, home: &str) -> Words {
+        let texts = inv
+            .argv
+            .iter()
+            .skip(1)
+            .map(|w| match w.expanded(home) {
+                Some(v) => (v, true),
+                None => (w.static_prefix(home).0, false),
+            })
+            .collect();
+        Words { texts }
+    }
+
+    /// The model's view.
+    pub fn args(&self) -> Vec<Arg<'_>> {
+        self.texts
+            .iter()
+            .map(|(t, s)| {
+                if *s {
+                    Arg::Static(t)
+                } else {
+                    Arg::Dynamic { prefix: t }
+                }
+            })
+            .collect()
+    }
+
+    fn all_static(&self) -> bool {
+        self.texts.iter().all(|(_, s)| *s)
+    }
+}
+
+/// Where the program of `inv` lives: `Some(path)` when it is named by a
+/// path (resolved against the command's directory), `None` for a bare name.
+pub fn program_path(inv: &Invocation, home: &str) -> Option<String> {
+    let p = inv.program()?;
+    if !p.contains('/') && !p.starts_with('~') {
+        return None;
+    }
+    let e = expand_home(&p, home);
+    if e.starts_with('/') {
+        Some(paths::normalize(&e))
+    } else {
+        inv.cwd.as_deref().map(|c| paths::resolve(c, &e))
+    }
+}
+
+/// The fit of one simple command. `in_project`: whether a path lies inside
+/// the writable project (or session directory).
+pub fn fit(
+    inv: &Invocation,
+    home: &str,
+    safe: &SafeVerbs,
+    in_project: &dyn Fn(&str) -> bool,
+) -> Fit {
+    if inv.crude {
+        return Fit::No;
+    }
+    let Some(program) = inv.program() else {
+        return Fit::No;
+    };
+    let base = basename(&program).to_string();
+    // A program named by a path: the project's own code, or a system
+    // program; anything else (a download in /tmp, ~/go/bin/x) is not run
+    // unattended.
+    let mut project_code = false;
+    if let Some(path) = program_path(inv, home) {
+        if in_project(&path) {
+            // A project file named like a program people know (`./ls`,
+            // `./git`) is made to be mistaken for it: a human looks.
+            // The project's own wrappers of a build tool (`./gradlew`,
+            // `./mvnw`) are that tool.
+            let known = lookup(&base).is_some()
+                || is_side_effect(&base)
+                || is_path_aware(&base)
+                || safe
+                    .entries()
+                    .any(|e| e.split_whitespace().next() == Some(base.as_str()));
+            if known && !PROJECT_WRAPPERS.contains(&base.as_str()) {
+                return Fit::No;
+            }
+            project_code = true;
+        } else if !SYSTEM_BIN.iter().any(|d| paths::parent(&path) == *d) {
+            return Fit::No;
+        }
+    }
+    let writes = writes_redirect(inv);
+    let words = Words::of(inv, home);
+    let args = words.args();
+    let Some(prog) = lookup(&base) else {
+        if project_code {
+            return Fit::Build;
+        }
+        if is_side_effect(&base) {
+            return if writes { Fit::Edit } else { Fit::Passive };
+        }
+        if base == "tee" {
+            let ok = words.all_static()
+                && words
+                    .texts
+                    .iter()
+                    .filter(|(t, _)| t.starts_with('-'))
+                    .all(|(t, _)| TEE_OPTIONS.contains(&t.split('=').next().unwrap_or("")));
+            return if ok { Fit::Edit } else { Fit::No };
+        }
+        return reader_fit(inv, safe, writes);
+    };
+    let parsed = parse(prog, &args);
+    if network_or_worse(&parsed) {
+        return Fit::No;
+    }
+    let leaf = parsed.leaf();
+    match leaf.kind {
+        Kind::Build => {
+            if writes_unnamed(&parsed) || changes_the_toolchain(&parsed, &args) {
+                Fit::No
+            } else {
+                Fit::Build
+            }
+        }
+        Kind::Writer => {
+            if EDIT_WRITERS.contains(&prog.id) {
+                Fit::Edit
+            } else {
+                Fit::No
+            }
+        }
+        Kind::Reader => {
+            if parsed.any_effect(fx::INPLACE) {
+                // `sed -i`, `yq -i`: the program text must be what a
+                // read-only form accepts (no `e`, `w`, `r` commands).
+                let clean = parsed.problems.is_empty()
+                    && judge::uncovered(&parsed, &args).is_empty()
+                    && parsed
+                        .opts
+                        .iter()
+                        .filter(|o| !o.negated && !o.opt.has(fx::INPLACE))
+                        .all(|o| o.opt.safe());
+                if clean {
+                    Fit::Edit
+                } else {
+                    Fit::No
+                }
+            } else {
+                reader_fit(inv, safe, writes)
+            }
+        }
+        Kind::Other | Kind::System => {
+            if project_code {
+                Fit::Build
+            } else if writes {
+                reader_fit(inv, safe, writes)
+            } else {
+                Fit::Passive
+            }
+        }
+        Kind::Runner => runner_fit(inv, &parsed, home, safe, in_project),
+        Kind::Interpreter => python_module_fit(&parsed, &args),
+        Kind::Installer | Kind::Network => Fit::No,
+    }
+}
+
+/// Runners that only change how a program runs, in the same process tree
+/// (`valgrind ./tests/x`, `nice make`), or run the project's installed tool
+/// (`npx jest`; a package that is not installed would be downloaded, and
+/// the sandbox has no network): the fit of the program they run, when that
+/// is a build or an edit.
+const PLAIN_RUNNERS: &[&str] = &[
+    "valgrind", "strace", "ltrace", "stdbuf", "nice", "ionice", "taskset", "xvfb-run", "faketime",
+    "chrt", "numactl", "prlimit", "timeout", "nohup", "npx",
+];
+
+/// Python modules that are test runners, linters and formatters: `python
+/// -m pytest` is the project's tests, as `pytest` is.
+const PY_BUILD_MODULES: &[&str] = &[
+    "pytest", "unittest", "doctest", "mypy", "pylint", "flake8", "black", "isort", "ruff",
+    "coverage", "tox", "nox",
+];
+
+/// `python -m pytest …`: a build; any other interpreter use (a script,
+/// `-c` code, another module) is not run unattended.
+fn python_module_fit(p: &Parsed, args: &[Arg]) -> Fit {
+    if p.program.id != "python" || p.any_effect(fx::CODE) {
+        return Fit::No;
+    }
+    let module = p
+        .opts
+        .iter()
+        .find(|o| o.opt.name == "-m")
+        .and_then(|o| o.value)
+        .and_then(|v| p.value_text(args, v));
+    match module {
+        Some(m) if PY_BUILD_MODULES.contains(&m) => Fit::Build,
+        _ => Fit::No,
+    }
+}
+
+/// Subcommands that run a command in the project's own environment
+/// (`uv run pytest`, `poetry run pytest`, `bundle exec rake test`).
+const PROJECT_ENV_RUNNERS: &[(&str, &str)] = &[
+    ("uv", "run"),
+    ("poetry", "run"),
+    ("pdm", "run"),
+    ("hatch", "run"),
+    ("rye", "run"),
+    ("pixi", "run"),
+    ("bundle", "exec"),
+];
+
+fn runner_fit(
+    inv: &Invocation,
+    parsed: &Parsed,
+    home: &str,
+    safe: &SafeVerbs,
+    in_project: &dyn Fn(&str) -> bool,
+) -> Fit {
+    let sub = parsed.nodes.get(1).and_then(|n| n.names.first()).copied();
+    let plain = parsed.nodes.len() == 1 && PLAIN_RUNNERS.contains(&parsed.program.id);
+    let project_env = parsed.nodes.len() == 2
+        && PROJECT_ENV_RUNNERS
+            .iter()
+            .any(|(p, s)| *p == parsed.program.id && Some(*s) == sub);
+    // Code given to the runner, or extra packages it adds (`uv run --with`).
+    if !(plain || project_env) || parsed.any_effect(fx::CODE | fx::SCOPE) {
+        return Fit::No;
+    }
+    let Some(at) = parsed
+        .operands()
+        .iter()
+        .find(|o| o.role == Role::Argv)
+        .map(|o| o.at)
+    else {
+        return Fit::No;
+    };
+    // `at` indexes the words after the program; the runner's own words
+    // (program, subcommand, options) come first.
+    let mut inner = inv.clone();
+    inner.argv = inv.argv.iter().skip(at + 1).cloned().collect();
+    if inner.argv.is_empty() {
+        return Fit::No;
+    }
+    match fit(&inner, home, safe, in_project) {
+        f @ (Fit::Build | Fit::Edit) => f,
+        Fit::Passive | Fit::No => Fit::No,
+    }
+}
+
+/// A reader: `Edit` when its only write is a redirect, `Passive` when it
+/// writes nothing.
+fn reader_fit(inv: &Invocation, safe: &SafeVerbs, writes: bool) -> Fit {
+    if !writes {
+        return Fit::Passive;
+    }
+    let mut probe = inv.clone();
+    probe.redirects.retain(|r| !r.kind.writes());
+    if safe.qualifies(&probe) {
+        Fit::Edit
+    } else {
+        Fit::No
+    }
+}
+
+/// A write redirect to a file other than the exempt devices.
+fn writes_redirect(inv: &Invocation) -> bool {
+    inv.redirects.iter().any(|r| {
+        r.kind.writes()
+            && match &r.target {
+                RedirTarget::File(w) => w
+                    .literal()
+                    .is_none_or(|t| !EXEMPT_DEVICES.contains(&t.as_str())),
+                _ => false,
+            }
+    })
+}
+
+/// Options or operands that contact a remote, select another package
+/// source, reveal secrets, delete, or can only be approved once; git's
+/// network subcommands.
+fn network_or_worse(p: &Parsed) -> bool {
+    if p.any_effect(NEVER) {
+        return true;
+    }
+    if p.opts
+        .iter()
+        .any(|o| !o.negated && o.opt.value == Role::Net && o.value.is_some())
+    {
+        return true;
+    }
+    if p.operands()
+        .iter()
+        .any(|o| matches!(o.role, Role::Net | Role::Remote))
+    {
+        return true;
+    }
+    if p.program.id == "git" {
+        let sub = p.nodes.get(1).and_then(|n| n.names.first()).copied();
+        if sub.is_some_and(|s| GIT_NETWORK.contains(&s)) {
+            return true;
+        }
+        if p.nodes.len() >= 3
+            && sub == Some("remote")
+            && p.nodes
+                .get(2)
+                .and_then(|n| n.names.first())
+                .is_some_and(|s| matches!(*s, "update" | "prune" | "show"))
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Build runs that fetch and run code nobody reviewed, or replace the
+/// project's build tool: `go run pkg@version` (a remote module, as `npx`
+/// runs a package), `./gradlew wrapper` and `mvn wrapper:wrapper` (the
+/// next build, outside any sandbox, runs the new tool).
+fn changes_the_toolchain(p: &Parsed, args: &[Arg]) -> bool {
+    let sub = p.nodes.get(1).and_then(|n| n.names.first()).copied();
+    let operand = |f: &dyn Fn(&str) -> bool| {
+        p.positionals.iter().any(|&i| match args.get(i) {
+            Some(Arg::Static(t)) => f(t),
+            Some(Arg::Dynamic { .. }) | None => true,
+        })
+    };
+    match p.program.id {
+        "go" if sub == Some("run") => operand(&|t| t.contains('@')),
+        "gradle" => operand(&|t| t == "wrapper" || t.ends_with(":wrapper")),
+        "mvn" => operand(&|t| t.starts_with("wrapper:") || t.contains(":wrapper-maven-plugin")),
+        _ => false,
+    }
+}
+
+/// A build option that writes somewhere neither its value nor the
+/// command's file operands name (`go env -w`, `make -t`): the human should
+/// see it. In-place rewrites of the operands (`gofmt -w`) are checked as
+/// paths.
+fn writes_unnamed(p: &Parsed) -> bool {
+    p.opts.iter().any(|o| {
+        let named = o.value.is_some() && o.opt.value.is_path();
+        let writes = o.opt.has(fx::WRITES) && !o.opt.has(fx::INPLACE);
+        !o.negated && writes && !named
+    })
+}
+
+/// Paths named by option values and operands with a path role (a build's
+/// `-o FILE`, `-coverprofile=FILE`, `cp -t DIR`), resolved against `cwd`.
+/// `None` when one of them is dynamic (the caller refuses).
+pub fn model_paths(inv: &Invocation, home: &str) -> Option<Vec<String>> {
+    let program = inv.program()?;
+    let Some(prog) = lookup(basename(&program)) else {
+        return Some(Vec::new());
+    };
+    let words = Words::of(inv, home);
+    let args = words.args();
+    let parsed = parse(prog, &args);
+    let mut out = Vec::new();
+    for u in judge::uses(&parsed) {
+        if !u.role.is_path() {
+            continue;
+        }
+        let text = parsed.value_text(&args, u.value)?;
+        if text.is_empty() || text == "-" {
+            continue;
+        }
+        let e = expand_home(text, home);
+        let p = if e.starts_with('/') {
+            paths::normalize(&e)
+        } else {
+            match inv.cwd.as_deref() {
+                Some(c) => paths::resolve(c, &e),
+                None => return None,
+            }
+        };
+        out.push(p);
+    }
+    Some(out)
+}
