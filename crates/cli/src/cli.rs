@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use shellgate_policy::{Audience, Channel, Os};
 
-use crate::commands::{approvals, check, completions, decide, exec, install, session};
+use crate::commands::{approvals, check, completions, decide, doctor, exec, install, session};
 use crate::edge::CallFlags;
 use crate::hooks;
 
@@ -56,6 +56,8 @@ pub enum Cmd {
     Install(install::InstallArgs),
     /// Remove the shellgate hook from a host's settings.
     Uninstall(install::UninstallArgs),
+    /// Check each installed host: version, hook present and trusted, matcher, fail-closed setting, gate home.
+    Doctor(doctor::DoctorArgs),
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum)]

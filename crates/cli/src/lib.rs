@@ -21,7 +21,9 @@ use std::time::Duration;
 use clap::Parser;
 
 use crate::cli::{Cli, Cmd};
-use crate::commands::{approvals, check, completions, decide, exec, explain, install, session};
+use crate::commands::{
+    approvals, check, completions, decide, doctor, exec, explain, install, session,
+};
 use crate::edge::{UsageError, WATCHDOG};
 
 /// Run the command line: parse arguments, dispatch, map errors to exit
@@ -44,6 +46,17 @@ pub fn main_entry() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // A hook that crashes, is killed or hangs lets the tool run in Codex
+    // and Gemini CLI: the hook's work runs in a child process whose every
+    // abnormal end its supervising parent turns into a block (exit 2).
+    // Forked here, while the process has only one thread.
+    if matches!(cli.command, Cmd::Hook(_)) {
+        if let hooks::failsafe::Role::Exit(code) =
+            hooks::failsafe::supervise(hooks::failsafe::DEADLINE)
+        {
+            return ExitCode::from(code);
+        }
+    }
     // A gate that hangs is as bad as one that crashes (hosts time the hook
     // out and may let the call through): one-shot evaluations run under a
     // watchdog and fail closed when it fires.
@@ -69,6 +82,7 @@ fn run(cli: Cli) -> u8 {
         Cmd::Hook(a) => hooks::run(&homes, &a),
         Cmd::Install(a) => install::install(&homes, &a),
         Cmd::Uninstall(a) => install::uninstall(&homes, &a),
+        Cmd::Doctor(a) => doctor::run(&homes, &a),
     };
     match result {
         Ok(code) => code,

@@ -182,6 +182,56 @@ pub enum Scenario {
     Probe(Probe),
     /// A logging hook on every event, next to the installed hook.
     Events,
+    /// The installed shellgate fails on purpose (`SHELLGATE_FAULT`, the
+    /// binary built with `--features fault-injection`) on a command that
+    /// is otherwise allowed: must not run.
+    Fault(Fault),
+}
+
+/// Ways the hook itself fails (hooks/fault.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    Panic,
+    Abort,
+    Segv,
+    StackOverflow,
+    Oom,
+    Kill,
+    Hang,
+    Stop,
+    Exit1,
+    BadJson,
+}
+
+impl Fault {
+    pub const ALL: [Fault; 10] = [
+        Fault::Panic,
+        Fault::Abort,
+        Fault::Segv,
+        Fault::StackOverflow,
+        Fault::Oom,
+        Fault::Kill,
+        Fault::Hang,
+        Fault::Stop,
+        Fault::Exit1,
+        Fault::BadJson,
+    ];
+
+    /// The `SHELLGATE_FAULT` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::Panic => "panic",
+            Fault::Abort => "abort",
+            Fault::Segv => "segv",
+            Fault::StackOverflow => "stackoverflow",
+            Fault::Oom => "oom",
+            Fault::Kill => "kill",
+            Fault::Hang => "hang",
+            Fault::Stop => "stop",
+            Fault::Exit1 => "exit1",
+            Fault::BadJson => "badjson",
+        }
+    }
 }
 
 impl Scenario {
@@ -193,6 +243,7 @@ impl Scenario {
             Scenario::BadHome => "badhome".into(),
             Scenario::Probe(p) => format!("probe-{}", p.name()),
             Scenario::Events => "events".into(),
+            Scenario::Fault(f) => format!("fault-{}", f.name()),
         }
     }
 
@@ -211,7 +262,9 @@ impl Scenario {
     fn expect(self) -> Expect {
         match self {
             Scenario::Allow | Scenario::Events => Expect::Runs,
-            Scenario::Deny | Scenario::Ask | Scenario::BadHome => Expect::Blocked,
+            Scenario::Deny | Scenario::Ask | Scenario::BadHome | Scenario::Fault(_) => {
+                Expect::Blocked
+            }
             Scenario::Probe(_) => Expect::Fact,
         }
     }
@@ -242,11 +295,12 @@ impl Expect {
 /// A change the harness makes after the plain install.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
-    /// The configuration exactly as `shellgate install` wrote it.
+    /// The configuration exactly as `shellgate install` wrote it (for
+    /// Codex: with the hook's trust `install` records; when the harness
+    /// replaces or adds a handler, it trusts those with the reference
+    /// recipe of tests/e2e/codex_trust.rs, as Codex's `/hooks` screen
+    /// would).
     Plain,
-    /// Codex: the hooks' trust recorded the way Codex's `/hooks` screen
-    /// does (what a fixed `install codex` must do).
-    Trust,
     /// Claude Code: `onFailure` removed from the handler (does the host
     /// block on a failing hook by default?).
     NoOnFailure,
@@ -256,7 +310,6 @@ impl Variant {
     fn suffix(self) -> &'static str {
         match self {
             Variant::Plain => "",
-            Variant::Trust => "+trust",
             Variant::NoOnFailure => "+no-onfailure",
         }
     }
@@ -547,19 +600,31 @@ fn logger_script(dir: &Path) -> String {
 
 // ----- Codex: trust and hooks/list -----------------------------------------
 
-/// Record trust for every handler of `~/.codex/hooks.json`, as Codex's
-/// `/hooks` screen does. Returns the entries written.
-fn codex_trust_all(home: &Path) -> Result<Vec<(String, String)>, String> {
+/// The trust entries of `~/.codex/hooks.json` by the reference recipe.
+fn codex_reference_entries(home: &Path) -> Result<Vec<(String, String)>, String> {
     let path = home.join(".codex").join("hooks.json");
     let doc = read_json(&path)?;
-    let entries = codex_trust::trust_entries(&path.display().to_string(), &doc);
+    Ok(codex_trust::trust_entries(
+        &path.display().to_string(),
+        &doc,
+    ))
+}
+
+/// Record trust for every handler of `~/.codex/hooks.json`, as Codex's
+/// `/hooks` screen does (entries already there are overwritten). Returns
+/// the entries written.
+fn codex_trust_all(home: &Path) -> Result<Vec<(String, String)>, String> {
+    let entries = codex_reference_entries(home)?;
     if entries.is_empty() {
         return Err("no Codex hook to trust".into());
     }
     let cfg = home.join(".codex").join("config.toml");
-    let mut text = fs::read_to_string(&cfg).map_err(|e| e.to_string())?;
-    text.push_str(&codex_trust::toml_state(&entries));
-    write(&cfg, &text)?;
+    let text = fs::read_to_string(&cfg).map_err(|e| e.to_string())?;
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| format!("config.toml: {e}"))?;
+    for (key, hash) in &entries {
+        doc["hooks"]["state"][key.as_str()]["trusted_hash"] = toml_edit::value(hash.as_str());
+    }
+    write(&cfg, &doc.to_string())?;
     Ok(entries)
 }
 
@@ -736,7 +801,7 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
     shellgate(s, &home, &proj, &["install", case.host.gate_name()], &log)?;
 
     match case.scenario {
-        Scenario::Allow | Scenario::Events => {
+        Scenario::Allow | Scenario::Events | Scenario::Fault(_) => {
             shellgate(
                 s,
                 &home,
@@ -797,9 +862,18 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
     if case.host == Host::Codex {
         let codex = case.host.exe(&s.hosts_dir);
         let env = codex_env(s, &home);
-        let mut written = Vec::new();
-        if case.variant == Variant::Trust {
-            written = codex_trust_all(&home)?;
+        // After a plain install, Codex must already trust shellgate's hook
+        // with exactly the hash the reference recipe computes; when the
+        // harness edited the handlers (probes, loggers), it trusts them.
+        let edited = matches!(case.scenario, Scenario::Probe(_) | Scenario::Events);
+        let written = if edited {
+            codex_trust_all(&home)?
+        } else {
+            codex_reference_entries(&home)?
+        };
+        if written.is_empty() {
+            out.harness_errors
+                .push("no shellgate hook in ~/.codex/hooks.json after install".into());
         }
         match codex_hooks_list(&codex, &env, &proj) {
             Ok(v) => {
@@ -837,7 +911,10 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
                     });
                     if !ok {
                         out.harness_errors.push(format!(
-                            "trust recipe: Codex does not report {key} as trusted with {hash}"
+                            "trust: Codex does not report {key} as trusted with {hash} ({})",
+                            seen.and_then(|h| h.get("trustStatus"))
+                                .and_then(Value::as_str)
+                                .unwrap_or("not listed")
                         ));
                     }
                 }
@@ -849,6 +926,10 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
     let stdout = fs::File::create(dir.join("host.stdout")).map_err(|e| e.to_string())?;
     let stderr = fs::File::create(dir.join("host.stderr")).map_err(|e| e.to_string())?;
     let mut cmd = host_command(s, case, &home, &proj, mock.port);
+    if let Scenario::Fault(f) = case.scenario {
+        // The hosts pass their environment on to hooks.
+        cmd.env("SHELLGATE_FAULT", f.name());
+    }
     cmd.stdin(Stdio::null())
         .stdout(stdout)
         .stderr(stderr)
@@ -921,6 +1002,9 @@ pub fn cases(full: bool) -> Vec<Case> {
         ] {
             scen.push(Scenario::Probe(p));
         }
+        for f in Fault::ALL {
+            scen.push(Scenario::Fault(f));
+        }
     }
     let mut out = Vec::new();
     for (host, variant) in [
@@ -928,19 +1012,20 @@ pub fn cases(full: bool) -> Vec<Case> {
         (Host::Claude, Variant::NoOnFailure),
         (Host::ClaudeOld, Variant::Plain),
         (Host::Codex, Variant::Plain),
-        (Host::Codex, Variant::Trust),
         (Host::Gemini, Variant::Plain),
     ] {
         for mode in [Mode::On, Mode::Bypass] {
             for sc in &scen {
                 let probe = matches!(sc, Scenario::Probe(_));
+                let fault = matches!(sc, Scenario::Fault(_));
                 let keep = match (host, variant) {
-                    // An untrusted Codex hook is skipped: probes and event
-                    // logs would say nothing.
-                    (Host::Codex, Variant::Plain) => !probe && *sc != Scenario::Events,
+                    // The hook's own failures: with the host's permissions
+                    // bypassed (only the hook stands between the model and
+                    // the command).
+                    (_, Variant::Plain) if fault => mode == Mode::Bypass,
                     // Without onFailure only the failure probes matter.
                     (_, Variant::NoOnFailure) => probe && *sc != Scenario::Probe(Probe::Exit2),
-                    _ => true,
+                    (_, Variant::Plain) => true,
                 };
                 if keep {
                     out.push(Case {
@@ -997,6 +1082,22 @@ pub fn judge(case: &Case, r: &Result<Outcome, String>) -> Row {
         Expect::Blocked => Some(!o.ran && !o.timed_out && o.tool_calls > 0),
         Expect::Fact => None,
     };
+    // Where nobody can answer, the agent is told the exact command that
+    // grants the call.
+    let mut extra = Vec::new();
+    if case.scenario == Scenario::Ask && pass == Some(true) {
+        let named = o
+            .tool_result
+            .as_deref()
+            .is_some_and(|t| t.contains("shellgate approvals allow 'touch' --dir"));
+        if !named {
+            pass = Some(false);
+            extra.push(
+                "the tool result does not name `shellgate approvals allow 'touch' --dir …`"
+                    .to_string(),
+            );
+        }
+    }
     if !o.harness_errors.is_empty() {
         pass = Some(false);
     }
@@ -1013,6 +1114,7 @@ pub fn judge(case: &Case, r: &Result<Outcome, String>) -> Row {
         detail.push(format!("tool result: {}", short(t, 110)));
     }
     detail.extend(o.notes.iter().cloned());
+    detail.extend(extra);
     detail.extend(o.harness_errors.iter().map(|e| format!("HARNESS: {e}")));
     Row {
         id,
