@@ -17,6 +17,7 @@ struct Run {
     code: Option<i32>,
     stdout: String,
     stderr: String,
+    #[cfg_attr(not(feature = "fault-injection"), allow(dead_code))]
     secs: f64,
 }
 
