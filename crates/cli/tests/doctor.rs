@@ -234,19 +234,20 @@ fn unusable_gate_home_and_missing_program() {
     std::fs::write(&state, "not a directory").expect("write");
     let hooks = format!("{}/.codex/hooks.json", h.home);
     edit_json(&hooks, |v| {
-        v["hooks"]["PreToolUse"][0]["hooks"][0]["command"] =
-            json!("/nowhere/shellgate hook codex");
+        v["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = json!("/nowhere/shellgate hook codex");
     });
     let (code, out) = doctor(&h, &[]);
     assert_eq!(code, 1, "{out}");
     assert!(
         out.contains(&format!(
-            "PROBLEM: {state} is not a directory: the state database cannot be opened, so every hook call is blocked\n    fix: mv '{state}' '{state}'.broken"
+            "PROBLEM: {state} is not a directory: the state database cannot be opened, so every hook call is blocked\n    fix: mv '{state}' '{state}.broken'"
         )),
         "{out}"
     );
     assert!(
-        out.contains("PROBLEM: the hook command starts \"/nowhere/shellgate\", which does not exist"),
+        out.contains(
+            "PROBLEM: the hook command starts \"/nowhere/shellgate\", which does not exist"
+        ),
         "{out}"
     );
     assert!(Path::new(&state).is_file(), "doctor changes nothing");

@@ -104,6 +104,11 @@ fn q(p: &Path) -> String {
     hooks::sq(&p.display().to_string())
 }
 
+/// `'<path>.broken'`: where a fix moves a damaged file aside.
+fn broken(p: &Path) -> String {
+    hooks::sq(&format!("{}.broken", p.display()))
+}
+
 // ----- the gate home ---------------------------------------------------------
 
 fn check_gate_home(homes: &Homes, r: &mut Report) {
@@ -116,11 +121,7 @@ fn check_gate_home(homes: &Homes, r: &mut Report) {
                 "{} is not a directory: every hook call is blocked",
                 gate.display()
             ),
-            &format!(
-                "mv {} {}.broken",
-                q(gate),
-                hooks::sq(&gate.display().to_string())
-            ),
+            &format!("mv {} {}", q(gate), broken(gate)),
         );
         return;
     }
@@ -129,10 +130,10 @@ fn check_gate_home(homes: &Homes, r: &mut Report) {
         r.problem(
             &format!("the policy cannot be loaded, so every hook call is blocked: {e:#}"),
             &format!(
-                "correct {} (or move it aside: mv {} {}.broken)",
+                "correct {} (or move it aside: mv {} {})",
                 homes.policy_path().display(),
                 q(&homes.policy_path()),
-                hooks::sq(&homes.policy_path().display().to_string())
+                broken(&homes.policy_path())
             ),
         );
     }
@@ -171,11 +172,7 @@ fn check_gate_home(homes: &Homes, r: &mut Report) {
                 "{} is not a directory: the state database cannot be opened, so every hook call is blocked",
                 state.display()
             ),
-            &format!(
-                "mv {} {}.broken",
-                q(&state),
-                hooks::sq(&state.display().to_string())
-            ),
+            &format!("mv {} {}", q(&state), broken(&state)),
         );
     } else {
         let db = homes.db_path();
@@ -187,9 +184,9 @@ fn check_gate_home(homes: &Homes, r: &mut Report) {
                         "the state database cannot be opened, so every hook call is blocked: {e}"
                     ),
                     &format!(
-                        "mv {} {}.broken   (sessions and the audit log start afresh)",
+                        "mv {} {}   (sessions and the audit log start afresh)",
                         q(&db),
-                        hooks::sq(&db.display().to_string())
+                        broken(&db)
                     ),
                 );
             }
