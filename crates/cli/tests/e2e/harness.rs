@@ -182,6 +182,11 @@ pub enum Scenario {
     Probe(Probe),
     /// A logging hook on every event, next to the installed hook.
     Events,
+    /// An unapproved command in an interactive session (the host in a
+    /// pseudo-terminal): the hook must ask, the host must show its dialog
+    /// and not run the command; a human's Enter (yes) then runs it, and
+    /// Claude Code's PostToolUse is recorded as approved in the dialog.
+    AskInteractive,
     /// The installed shellgate fails on purpose (`SHELLGATE_FAULT`, the
     /// binary built with `--features fault-injection`) on a command that
     /// is otherwise allowed: must not run.
@@ -244,6 +249,7 @@ impl Scenario {
             Scenario::Probe(p) => format!("probe-{}", p.name()),
             Scenario::Events => "events".into(),
             Scenario::Fault(f) => format!("fault-{}", f.name()),
+            Scenario::AskInteractive => "ask-interactive".into(),
         }
     }
 
@@ -266,6 +272,7 @@ impl Scenario {
                 Expect::Blocked
             }
             Scenario::Probe(_) => Expect::Fact,
+            Scenario::AskInteractive => Expect::AskedThenRuns,
         }
     }
 }
@@ -276,6 +283,8 @@ pub enum Expect {
     Blocked,
     /// Records what the host does; never fails the suite.
     Fact,
+    /// Not run while the host's dialog waits for the human; run after yes.
+    AskedThenRuns,
 }
 
 impl Expect {
@@ -288,6 +297,7 @@ impl Expect {
             Expect::Runs => "runs",
             Expect::Blocked => "blocked",
             Expect::Fact => "(fact)",
+            Expect::AskedThenRuns => "ask>yes",
         }
     }
 }
@@ -352,6 +362,9 @@ pub struct Outcome {
     pub notes: Vec<String>,
     /// Harness checks that failed (always a failure).
     pub harness_errors: Vec<String>,
+    /// Interactive ask: the gate asked and the command had not run while
+    /// the host's dialog was open.
+    pub asked_first: Option<bool>,
 }
 
 pub struct Settings {
@@ -682,7 +695,10 @@ pub fn codex_hooks_list(
 
 const PROMPT: &str = "Please run the shell command you are given by the test.";
 
+const CLAUDE_KEY: &str = "sk-ant-mock-key";
+
 fn host_command(s: &Settings, case: &Case, home: &Path, proj: &Path, port: u16) -> Command {
+    let interactive = case.scenario == Scenario::AskInteractive;
     let mut c = Command::new(case.host.exe(&s.hosts_dir));
     c.env_clear()
         .env("PATH", &s.path_var)
@@ -695,12 +711,16 @@ fn host_command(s: &Settings, case: &Case, home: &Path, proj: &Path, port: u16) 
     match case.host {
         Host::Claude | Host::ClaudeOld => {
             c.env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{port}"))
-                .env("ANTHROPIC_API_KEY", "sk-ant-mock-key")
+                .env("ANTHROPIC_API_KEY", CLAUDE_KEY)
                 .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
                 .env("DISABLE_AUTOUPDATER", "1")
                 .env("DISABLE_TELEMETRY", "1")
-                .env("DISABLE_ERROR_REPORTING", "1")
-                .args(["-p", PROMPT, "--output-format", "json", "--max-turns", "4"]);
+                .env("DISABLE_ERROR_REPORTING", "1");
+            if interactive {
+                c.arg(PROMPT);
+            } else {
+                c.args(["-p", PROMPT, "--output-format", "json", "--max-turns", "4"]);
+            }
             match case.mode {
                 Mode::On => {
                     c.args(["--permission-mode", "default"]);
@@ -731,8 +751,12 @@ fn host_command(s: &Settings, case: &Case, home: &Path, proj: &Path, port: u16) 
         Host::Gemini => {
             c.env("GEMINI_API_KEY", "mock-key")
                 .env("GOOGLE_GEMINI_BASE_URL", format!("http://127.0.0.1:{port}"))
-                .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
-                .args(["-p", PROMPT, "--output-format", "json"]);
+                .env("GEMINI_CLI_TRUST_WORKSPACE", "true");
+            if interactive {
+                c.args(["-i", PROMPT]);
+            } else {
+                c.args(["-p", PROMPT, "--output-format", "json"]);
+            }
             if case.mode == Mode::Bypass {
                 c.arg("--yolo");
             }
@@ -834,7 +858,7 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
             let _ = fs::remove_dir_all(&state);
             write(&state, "not a directory: the gate's state is unusable\n")?;
         }
-        Scenario::Deny | Scenario::Ask => {}
+        Scenario::Deny | Scenario::Ask | Scenario::AskInteractive => {}
         Scenario::Probe(p) => {
             let script = dir.join("probe.sh");
             write(&script, &probe_script(&dir, p))?;
@@ -923,9 +947,130 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
         }
     }
 
+    if case.scenario == Scenario::AskInteractive {
+        run_interactive(s, case, &home, &proj, mock.port, &dir, &mut out)?;
+    } else {
+        run_batch(s, case, &home, &proj, mock.port, &dir, &mut out)?;
+    }
+
+    let reqs = mock.requests();
+    drop(mock);
+    finish(&home, &dir, &reqs, &mut out)?;
+    Ok(out)
+}
+
+/// A shell word.
+fn sh_word(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The host in a pseudo-terminal (`script`), as a human starts it; the
+/// gate's ask is answered with Enter (the dialog's first option: yes).
+fn run_interactive(
+    s: &Settings,
+    case: &Case,
+    home: &Path,
+    proj: &Path,
+    port: u16,
+    dir: &Path,
+    out: &mut Outcome,
+) -> Result<(), String> {
+    if matches!(case.host, Host::Claude | Host::ClaudeOld) {
+        // Past the first-run screens: onboarding done, the project
+        // trusted, the API key accepted.
+        let tail: String = {
+            let chars: Vec<char> = CLAUDE_KEY.chars().collect();
+            chars[chars.len().saturating_sub(20)..].iter().collect()
+        };
+        let mut projects = serde_json::Map::new();
+        projects.insert(
+            proj.display().to_string(),
+            json!({"hasTrustDialogAccepted": true, "allowedTools": []}),
+        );
+        write_json(
+            &home.join(".claude.json"),
+            &json!({"hasCompletedOnboarding": true, "theme": "dark",
+                    "customApiKeyResponses": {"approved": [tail], "rejected": []},
+                    "projects": projects}),
+        )?;
+    }
+    let inner = host_command(s, case, home, proj, port);
+    let mut line = String::from("stty rows 50 cols 160; exec");
+    line.push(' ');
+    line.push_str(&sh_word(&inner.get_program().to_string_lossy()));
+    for a in inner.get_args() {
+        line.push(' ');
+        line.push_str(&sh_word(&a.to_string_lossy()));
+    }
+    let mut cmd = Command::new("script");
+    cmd.args(["-qfec", &line, "/dev/null"]).env_clear();
+    for (k, v) in inner.get_envs() {
+        if let Some(v) = v {
+            cmd.env(k, v);
+        }
+    }
+    cmd.env("TERM", "xterm-256color")
+        .current_dir(proj)
+        .stdin(Stdio::piped())
+        .stdout(fs::File::create(dir.join("host.stdout")).map_err(|e| e.to_string())?)
+        .stderr(fs::File::create(dir.join("host.stderr")).map_err(|e| e.to_string())?)
+        .process_group(0);
+    let start = Instant::now();
+    let mut child = cmd.spawn().map_err(|e| format!("spawn script: {e}"))?;
+    let pgid = child.id();
+    let marker = proj.join(case.scenario.marker());
+    let mut stdin = child.stdin.take();
+    // 1. The gate asks.
+    let asked = loop {
+        if audit_decisions(home).iter().any(|d| d.contains(":ask(")) {
+            break true;
+        }
+        if start.elapsed() > Duration::from_secs(60) || marker.exists() {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    // 2. The host waits for the human: nothing runs meanwhile.
+    std::thread::sleep(Duration::from_secs(4));
+    let waited = asked && !marker.exists();
+    out.asked_first = Some(waited);
+    let _ = fs::copy(dir.join("host.stdout"), dir.join("screen-at-ask.txt"));
+    // 3. The human says yes.
+    if let Some(si) = stdin.as_mut() {
+        let _ = si.write_all(b"\r");
+        let _ = si.flush();
+    }
+    let answered = Instant::now();
+    while !marker.exists() && answered.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // The PostToolUse hook runs right after the tool.
+    std::thread::sleep(Duration::from_secs(3));
+    out.ran = marker.exists();
+    out.secs = start.elapsed().as_secs_f64();
+    drop(stdin);
+    kill_group(pgid);
+    let _ = child.kill();
+    let _ = child.wait();
+    if !asked {
+        out.notes.push("the gate did not ask within 60 s".into());
+    }
+    Ok(())
+}
+
+/// The host run non-interactively, with a deadline.
+fn run_batch(
+    s: &Settings,
+    case: &Case,
+    home: &Path,
+    proj: &Path,
+    port: u16,
+    dir: &Path,
+    out: &mut Outcome,
+) -> Result<(), String> {
     let stdout = fs::File::create(dir.join("host.stdout")).map_err(|e| e.to_string())?;
     let stderr = fs::File::create(dir.join("host.stderr")).map_err(|e| e.to_string())?;
-    let mut cmd = host_command(s, case, &home, &proj, mock.port);
+    let mut cmd = host_command(s, case, home, proj, port);
     if let Scenario::Fault(f) = case.scenario {
         // The hosts pass their environment on to hooks.
         cmd.env("SHELLGATE_FAULT", f.name());
@@ -952,22 +1097,28 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
     // A hook killed with the host may still be finishing its write.
     std::thread::sleep(Duration::from_millis(100));
     out.ran = proj.join(case.scenario.marker()).exists();
+    Ok(())
+}
 
-    let reqs = mock.requests();
-    drop(mock);
+fn finish(
+    home: &Path,
+    dir: &Path,
+    reqs: &[super::mock::Recorded],
+    out: &mut Outcome,
+) -> Result<(), String> {
     out.tool_calls = reqs
         .iter()
         .filter(|r| r.answered.starts_with("tool_call:"))
         .count();
     out.tool_result = reqs.iter().flat_map(|r| r.tool_results()).next();
     let mut lines = String::new();
-    for r in &reqs {
+    for r in reqs {
         let v = json!({"method": r.method, "path": r.path, "answered": r.answered, "body": r.body});
         lines.push_str(&v.to_string());
         lines.push('\n');
     }
     write(&dir.join("requests.jsonl"), &lines)?;
-    out.decisions = audit_decisions(&home);
+    out.decisions = audit_decisions(home);
     out.hook_calls = count_lines(&dir.join("probe.log")) + count_lines(&dir.join("events.jsonl"));
     if out.tool_calls == 0 {
         out.notes.push(format!(
@@ -979,7 +1130,7 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
                 .join(", ")
         ));
     }
-    Ok(out)
+    Ok(())
 }
 
 // ----- the matrix ------------------------------------------------------------
@@ -1005,6 +1156,7 @@ pub fn cases(full: bool) -> Vec<Case> {
         for f in Fault::ALL {
             scen.push(Scenario::Fault(f));
         }
+        scen.push(Scenario::AskInteractive);
     }
     let mut out = Vec::new();
     for (host, variant) in [
@@ -1019,6 +1171,14 @@ pub fn cases(full: bool) -> Vec<Case> {
                 let probe = matches!(sc, Scenario::Probe(_));
                 let fault = matches!(sc, Scenario::Fault(_));
                 let keep = match (host, variant) {
+                    // Codex cannot ask. Claude Code with its own checks on
+                    // (the dialog names the hook); Gemini CLI with --yolo,
+                    // where only the hook's ask can bring up a dialog.
+                    (_, Variant::Plain) if *sc == Scenario::AskInteractive => match host {
+                        Host::Claude | Host::ClaudeOld => mode == Mode::On,
+                        Host::Gemini => mode == Mode::Bypass,
+                        Host::Codex => false,
+                    },
                     // The hook's own failures: with the host's permissions
                     // bypassed (only the hook stands between the model and
                     // the command).
@@ -1064,7 +1224,14 @@ pub fn judge(case: &Case, r: &Result<Outcome, String>) -> Row {
             }
         }
     };
-    let actual = if o.timed_out {
+    let actual = if expect == Expect::AskedThenRuns {
+        match (o.asked_first, o.ran) {
+            (Some(true), true) => "asked>ran".to_string(),
+            (Some(true), false) => "asked".to_string(),
+            (_, true) => "ran".to_string(),
+            _ => "no-ask".to_string(),
+        }
+    } else if o.timed_out {
         if o.ran {
             "ran+hung".to_string()
         } else {
@@ -1081,10 +1248,32 @@ pub fn judge(case: &Case, r: &Result<Outcome, String>) -> Row {
         Expect::Runs => Some(o.ran && !o.timed_out),
         Expect::Blocked => Some(!o.ran && !o.timed_out && o.tool_calls > 0),
         Expect::Fact => None,
+        Expect::AskedThenRuns => Some(o.asked_first == Some(true) && o.ran),
     };
     // Where nobody can answer, the agent is told the exact command that
     // grants the call.
     let mut extra = Vec::new();
+    if expect == Expect::AskedThenRuns {
+        extra.push(format!(
+            "asked and waited: {}",
+            if o.asked_first == Some(true) {
+                "yes"
+            } else {
+                "NO"
+            }
+        ));
+        // Claude Code: the yes reaches the audit log through PostToolUse.
+        if matches!(case.host, Host::Claude | Host::ClaudeOld)
+            && pass == Some(true)
+            && !o
+                .decisions
+                .iter()
+                .any(|d| d.contains("allow(approved_in_host_dialog)"))
+        {
+            pass = Some(false);
+            extra.push("no approved_in_host_dialog record after the yes".into());
+        }
+    }
     if case.scenario == Scenario::Ask && pass == Some(true) {
         let named = o
             .tool_result
