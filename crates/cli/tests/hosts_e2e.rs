@@ -4,14 +4,16 @@
 //! loopback, after a plain `shellgate install <host>`.
 //!
 //! Run: `scripts/e2e-hosts.sh` (installs the hosts, then
-//! `cargo test --release -p shellgate --test hosts_e2e -- --ignored --exact hosts_e2e --nocapture`).
+//! `cargo test --release -p shellgate --features fault-injection --test hosts_e2e -- --ignored --exact hosts_e2e --nocapture`;
+//! without the feature the `fault-*` cases fail: the hook does not crash).
 //!
 //! Environment:
 //! - `SHELLGATE_E2E_HOSTS_DIR`: where the hosts are (default `target/hosts`);
 //! - `SHELLGATE_E2E_OUT`: artifacts (default `target/e2e-hosts`);
 //! - `SHELLGATE_E2E_ONLY`: comma-separated substrings of case ids to run;
-//! - `SHELLGATE_E2E_SCOPE`: `full` (default: adds the hook probes and the
-//!   event log) or `quick` (allow, deny, ask, unusable home);
+//! - `SHELLGATE_E2E_SCOPE`: `full` (default: adds the hook probes, the
+//!   event log, the injected hook failures and the interactive asks in a
+//!   pseudo-terminal) or `quick` (allow, deny, ask, unusable home);
 //! - `SHELLGATE_E2E_JOBS`: parallel cases (default 3);
 //! - `SHELLGATE_E2E_RUN_TIMEOUT`: seconds per host run (default 75).
 //!
