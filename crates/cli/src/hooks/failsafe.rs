@@ -27,6 +27,9 @@
 //! leaves nothing on the host's stdout: the supervisor passes an answer on
 //! only after the worker ended well.
 //!
+//! Linux only (`prctl`, `pipe2`, `/proc` elsewhere in the hooks); other
+//! platforms run the worker in-process (panic guard and watchdog only).
+//!
 //! Chosen over in-process signal handlers (which cannot see SIGKILL, a
 //! stopped process or a deadlocked watchdog) and over an install-time shell
 //! wrapper (an extra `sh` exec per call); its cost is one `fork` per hook
@@ -39,7 +42,7 @@ pub const DEADLINE: Duration = Duration::from_secs(15);
 
 /// Address space the worker may map (its 256 MiB evaluation stack
 /// included); far above what an evaluation needs.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 const WORKER_ADDRESS_SPACE: u64 = 4 << 30;
 
 /// Which side of the fork this process is.
@@ -52,6 +55,7 @@ pub enum Role {
 }
 
 /// The blocking exit with its reason on stderr.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn block(reason: &str) -> u8 {
     use std::io::Write;
     let mut err = std::io::stderr().lock();
@@ -64,12 +68,12 @@ fn block(reason: &str) -> u8 {
 }
 
 /// Largest answer the worker may print.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 const MAX_ANSWER: usize = 4 << 20;
 
 /// Fork the worker and, in the parent, supervise it until it ends or the
 /// deadline passes. Must be called before any thread is started.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 pub fn supervise(deadline: Duration) -> Role {
     // SAFETY: plain libc calls on local, initialised values. `fork` happens
     // while the process has a single thread (before any thread is spawned),
@@ -122,12 +126,12 @@ pub fn supervise(deadline: Duration) -> Role {
     }
 }
 
-#[cfg(not(unix))]
+#[cfg(not(target_os = "linux"))]
 pub fn supervise(_deadline: Duration) -> Role {
     Role::Worker
 }
 
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 fn limit_address_space() {
     // SAFETY: getrlimit/setrlimit on a local struct.
     unsafe {
@@ -143,13 +147,13 @@ fn limit_address_space() {
     }
 }
 
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 fn left(start: std::time::Instant, deadline: Duration) -> Duration {
     deadline.saturating_sub(start.elapsed())
 }
 
 /// Kill the worker and block.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 unsafe fn give_up(pid: libc::pid_t, reason: &str) -> u8 {
     libc::kill(pid, libc::SIGKILL);
     let mut st: libc::c_int = 0;
@@ -159,7 +163,7 @@ unsafe fn give_up(pid: libc::pid_t, reason: &str) -> u8 {
 
 /// Collect the worker's answer, wait for its end, and decide what the host
 /// sees.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 unsafe fn supervise_worker(
     pid: libc::pid_t,
     answer_fd: libc::c_int,
@@ -240,7 +244,7 @@ unsafe fn supervise_worker(
 }
 
 /// A worker that exited 0: its answer must be nothing or one JSON object.
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 fn pass_on(answer: &[u8]) -> u8 {
     use std::io::Write;
     let text = answer.trim_ascii();
@@ -256,7 +260,7 @@ fn pass_on(answer: &[u8]) -> u8 {
     }
 }
 
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 fn judge(status: libc::c_int) -> u8 {
     if libc::WIFEXITED(status) {
         return match libc::WEXITSTATUS(status) {
@@ -275,7 +279,7 @@ fn judge(status: libc::c_int) -> u8 {
     block("the hook ended abnormally")
 }
 
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 fn signal_name(sig: libc::c_int) -> &'static str {
     match sig {
         libc::SIGSEGV => "SIGSEGV: invalid memory access",
