@@ -403,6 +403,36 @@ fn short(s: &str, n: usize) -> String {
     }
 }
 
+/// The environment variable that marks every process of one case.
+const CASE_MARK: &str = "SHELLGATE_E2E_CASE";
+
+/// Kill the processes this harness started for a case that left their
+/// process group (a host in a pseudo-terminal runs in a session of its
+/// own): those whose environment carries `SHELLGATE_E2E_CASE=<mark>`.
+fn kill_marked(mark: &str) {
+    let needle = format!("{CASE_MARK}={mark}");
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return;
+    };
+    let own = std::process::id().to_string();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if name == own || !name.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(env) = fs::read(e.path().join("environ")) else {
+            continue;
+        };
+        if env.split(|b| *b == 0).any(|v| v == needle.as_bytes()) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &name])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+}
+
 /// Kill a process group (best effort).
 fn kill_group(pgid: u32) {
     let _ = Command::new("kill")
@@ -1009,7 +1039,9 @@ fn run_interactive(
             cmd.env(k, v);
         }
     }
+    let mark = dir.display().to_string();
     cmd.env("TERM", "xterm-256color")
+        .env(CASE_MARK, &mark)
         .current_dir(proj)
         .stdin(Stdio::piped())
         .stdout(fs::File::create(dir.join("host.stdout")).map_err(|e| e.to_string())?)
@@ -1052,6 +1084,7 @@ fn run_interactive(
     kill_group(pgid);
     let _ = child.kill();
     let _ = child.wait();
+    kill_marked(&mark);
     if !asked {
         out.notes.push("the gate did not ask within 60 s".into());
     }
