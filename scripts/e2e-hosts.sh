@@ -4,6 +4,10 @@
 # the real Claude Code, Codex and Gemini CLI inside a network namespace with
 # only loopback, and print the matrix (host x scenario x expected/actual).
 #
+# The shellgate binary of this run is built with `--features
+# fault-injection` (SHELLGATE_FAULT makes the hook crash, hang, … on purpose:
+# the fault cases); the binary users get never has it.
+#
 # Usage: scripts/e2e-hosts.sh [quick|full]   (default full)
 # Fails when a security expectation fails (cases listed in
 # crates/cli/tests/e2e/known-failures.txt are reported as "known").
@@ -23,4 +27,4 @@ fi
 hosts_dir=${SHELLGATE_E2E_HOSTS_DIR:-target/hosts}
 bash scripts/install-hosts.sh "$hosts_dir"
 SHELLGATE_E2E_HOSTS_DIR=$(cd "$hosts_dir" && pwd) SHELLGATE_E2E_SCOPE=$scope \
-  cargo test --release -p shellgate --test hosts_e2e -- --ignored --exact hosts_e2e --nocapture --test-threads=1
+  cargo test --release -p shellgate --features fault-injection --test hosts_e2e -- --ignored --exact hosts_e2e --nocapture --test-threads=1

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use shellgate_policy::{Audience, Channel, Os};
 
-use crate::commands::{approvals, check, completions, decide, exec, install, sandbox, session};
+use crate::commands::{
+    approvals, check, completions, decide, doctor, exec, install, sandbox, session,
+};
 use crate::edge::CallFlags;
 use crate::hooks;
 
@@ -58,6 +60,8 @@ pub enum Cmd {
     Uninstall(install::UninstallArgs),
     /// Run a command under the OS sandbox: writes only inside the project, no network.
     Sandbox(sandbox::SandboxArgs),
+    /// Check each installed host: version, hook present and trusted, matcher, fail-closed setting, gate home.
+    Doctor(doctor::DoctorArgs),
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum)]

@@ -22,7 +22,7 @@ use clap::Parser;
 
 use crate::cli::{Cli, Cmd};
 use crate::commands::{
-    approvals, check, completions, decide, exec, explain, install, sandbox, session,
+    approvals, check, completions, decide, doctor, exec, explain, install, sandbox, session,
 };
 use crate::edge::{UsageError, WATCHDOG};
 
@@ -53,6 +53,17 @@ pub fn main_entry() -> ExitCode {
         let homes = edge::Homes::resolve(cli.home.as_deref());
         return ExitCode::from(sandbox::run(&homes, a));
     }
+    // A hook that crashes, is killed or hangs lets the tool run in Codex
+    // and Gemini CLI: the hook's work runs in a child process whose every
+    // abnormal end its supervising parent turns into a block (exit 2).
+    // Forked here, while the process has only one thread.
+    if matches!(cli.command, Cmd::Hook(_)) {
+        if let hooks::failsafe::Role::Exit(code) =
+            hooks::failsafe::supervise(hooks::failsafe::DEADLINE)
+        {
+            return ExitCode::from(code);
+        }
+    }
     // A gate that hangs is as bad as one that crashes (hosts time the hook
     // out and may let the call through): one-shot evaluations run under a
     // watchdog and fail closed when it fires.
@@ -80,6 +91,7 @@ fn run(cli: Cli) -> u8 {
         Cmd::Uninstall(a) => install::uninstall(&homes, &a),
         // Dispatched on the main thread by `main_entry`.
         Cmd::Sandbox(a) => Ok(sandbox::run(&homes, &a)),
+        Cmd::Doctor(a) => doctor::run(&homes, &a),
     };
     match result {
         Ok(code) => code,

@@ -10,6 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+#[path = "e2e/codex_trust.rs"]
+mod codex_trust;
+
 const BIN: &str = env!("CARGO_BIN_EXE_shellgate");
 
 struct Tree {
@@ -67,6 +70,10 @@ fn command(t: &Tree, args: &[&str]) -> Command {
         .env("HOME", &t.home)
         .env("SHELLGATE_HOME", &t.gate)
         .env_remove("CLAUDE_PROJECT_DIR")
+        .env_remove("CLAUDE_CODE_SESSION_ATTENDED")
+        .env_remove("CLAUDE_CODE_ENTRYPOINT")
+        .env_remove("CODEX_HOME")
+        .env_remove("SHELLGATE_FAULT")
         .env_remove("SHELLGATE_HOOK_STDIN_TIMEOUT_MS")
         .current_dir(&t.root);
     c
@@ -133,10 +140,21 @@ fn hook(t: &Tree, host: &str, event: &Value) -> Out {
     hook_args(t, &["hook", host], event)
 }
 
+/// Claude Code runs the hook of an interactive session (a human answers
+/// its dialog) unless the test says otherwise.
 fn hook_args(t: &Tree, args: &[&str], event: &Value) -> Out {
+    hook_env(t, args, &[], event)
+}
+
+fn hook_env(t: &Tree, args: &[&str], env: &[(&str, &str)], event: &Value) -> Out {
     let mut c = command(t, args);
     if args.get(1) == Some(&"claude-code") {
-        c.env("CLAUDE_PROJECT_DIR", &t.proj);
+        c.env("CLAUDE_PROJECT_DIR", &t.proj)
+            .env("CLAUDE_CODE_SESSION_ATTENDED", "1")
+            .env("CLAUDE_CODE_ENTRYPOINT", "cli");
+    }
+    for (k, v) in env {
+        c.env(k, v);
     }
     run_with(c, event.to_string().as_bytes())
 }
@@ -176,6 +194,21 @@ fn push_ask(t: &Tree) -> String {
         p = t.proj
     )
 }
+
+/// The deny an ask becomes where nobody can answer (`why`).
+fn push_nobody(t: &Tree, why: &str) -> String {
+    format!(
+        "shellgate ask (approval_required): git push origin main in {p} is not approved\n\
+         {why}, so the call is blocked. A human can grant it with one of the following, then the agent retries:\n  \
+         shellgate approvals allow 'git push origin main' --dir '{p}'\n  \
+         shellgate approvals trust-verb 'git push origin main'",
+        p = t.proj
+    )
+}
+
+const GEMINI_UNKNOWN: &str = "Whether a human can answer is unknown (the Gemini CLI process this hook runs under cannot be found)";
+const CLAUDE_P: &str =
+    "Nobody can answer a question in this non-interactive Claude Code run (claude -p, SDK)";
 
 fn decisions(t: &Tree) -> Vec<(Option<String>, String, String, String, String, String)> {
     let conn = rusqlite::Connection::open(format!("{}/state/shellgate.db", t.gate)).expect("db");
@@ -404,6 +437,216 @@ fn claude_file_tools() {
     );
 }
 
+#[test]
+fn claude_asks_only_where_a_human_can_answer() {
+    let t = tree();
+    let ev = shell_event(&t, "claude-code-bash.json", "git push origin main");
+    // Interactive (2.1.330: ATTENDED=1; older builds: ENTRYPOINT=cli).
+    let out = hook(&t, "claude-code", &ev);
+    assert_eq!(out.stdout, claude("ask", &push_ask(&t)), "{out:?}");
+    let out = hook_env(
+        &t,
+        &["hook", "claude-code"],
+        &[("CLAUDE_CODE_SESSION_ATTENDED", "")],
+        &ev,
+    );
+    assert_eq!(
+        out.stdout,
+        claude("deny", &push_nobody(&t, CLAUDE_P)),
+        "{out:?}"
+    );
+    // `claude -p` on 2.1.330 and on 2.1.197 (no ATTENDED, sdk-cli).
+    for env in [
+        vec![
+            ("CLAUDE_CODE_SESSION_ATTENDED", "0"),
+            ("CLAUDE_CODE_ENTRYPOINT", "sdk-cli"),
+        ],
+        vec![("CLAUDE_CODE_ENTRYPOINT", "sdk-cli")],
+    ] {
+        let mut c = command(&t, &["hook", "claude-code"]);
+        c.env("CLAUDE_PROJECT_DIR", &t.proj);
+        for (k, v) in &env {
+            c.env(k, v);
+        }
+        let out = run_with(c, ev.to_string().as_bytes());
+        assert_eq!(out.code, 0, "{env:?}: {out:?}");
+        assert_eq!(
+            out.stdout,
+            claude("deny", &push_nobody(&t, CLAUDE_P)),
+            "{env:?}: {out:?}"
+        );
+    }
+    // Neither variable: unknown, so nobody (fail closed).
+    let mut c = command(&t, &["hook", "claude-code"]);
+    c.env("CLAUDE_PROJECT_DIR", &t.proj);
+    let out = run_with(c, ev.to_string().as_bytes());
+    assert_eq!(
+        out.stdout,
+        claude(
+            "deny",
+            &push_nobody(
+                &t,
+                "Whether a human can answer is unknown (Claude Code set neither CLAUDE_CODE_SESSION_ATTENDED nor CLAUDE_CODE_ENTRYPOINT)"
+            )
+        ),
+        "{out:?}"
+    );
+    // A complex command where nobody can answer: the one-time approval.
+    let cmd = "for f in *.txt; do wc -l \"$f\"; done";
+    let mut c = command(&t, &["hook", "claude-code"]);
+    c.env("CLAUDE_PROJECT_DIR", &t.proj)
+        .env("CLAUDE_CODE_SESSION_ATTENDED", "0");
+    let out = run_with(
+        c,
+        shell_event(&t, "claude-code-bash.json", cmd)
+            .to_string()
+            .as_bytes(),
+    );
+    let v: Value = serde_json::from_str(out.stdout.trim()).expect("JSON");
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
+    let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .expect("reason");
+    assert!(
+        reason.contains(&format!(
+            "{CLAUDE_P}, so the call is blocked. It can only be approved once, not granted for reuse; a human approves it with:\n  shellgate decide --option approve_once --session '{CLAUDE_SID}' --cwd '{}' -- ",
+            t.proj
+        )),
+        "{reason}"
+    );
+}
+
+#[test]
+fn events_are_answered_in_their_own_format_or_not_at_all() {
+    let t = tree();
+    // Events that take no answer: nothing on stdout, exit 0 — even
+    // without a tool_name.
+    for (host, fx, names) in [
+        (
+            "claude-code",
+            "claude-code-bash.json",
+            &[
+                "Notification",
+                "SessionStart",
+                "PermissionRequest",
+                "Stop",
+                "UserPromptSubmit",
+            ][..],
+        ),
+        (
+            "gemini",
+            "gemini-run_shell_command.json",
+            &[
+                "AfterTool",
+                "BeforeModel",
+                "SessionStart",
+                "Notification",
+                "AfterAgent",
+            ][..],
+        ),
+        (
+            "codex",
+            "codex-bash.json",
+            &[
+                "PostToolUse",
+                "SessionStart",
+                "Stop",
+                "UserPromptSubmit",
+                "PermissionRequest",
+            ][..],
+        ),
+    ] {
+        for name in names {
+            let mut ev = shell_event(&t, fx, "rm -rf /");
+            ev["hook_event_name"] = json!(name);
+            let out = hook(&t, host, &ev);
+            assert_eq!(
+                (out.code, out.stdout.as_str()),
+                (0, ""),
+                "{host} {name}: {out:?}"
+            );
+            let bare = json!({"session_id": "s1", "hook_event_name": name, "cwd": t.proj});
+            let out = hook(&t, host, &bare);
+            assert_eq!(
+                (out.code, out.stdout.as_str()),
+                (0, ""),
+                "{host} {name} without a tool: {out:?}"
+            );
+        }
+    }
+    // Nothing of that was evaluated (not even the state db was opened).
+    assert!(!Path::new(&format!("{}/state/shellgate.db", t.gate)).exists());
+    // A missing or non-string event name is the gated event (fail closed).
+    let mut ev = shell_event(&t, "claude-code-bash.json", "rm -rf /");
+    ev["hook_event_name"] = json!(7);
+    let out = hook(&t, "claude-code", &ev);
+    assert_eq!(out.stdout, claude("deny", RM_DENY), "{out:?}");
+    ev.as_object_mut().map(|m| m.remove("hook_event_name"));
+    let out = hook(&t, "claude-code", &ev);
+    assert_eq!(out.stdout, claude("deny", RM_DENY), "{out:?}");
+}
+
+#[test]
+fn claude_post_tool_use_records_an_approval_in_the_dialog() {
+    let t = tree();
+    let ev = shell_event(&t, "claude-code-bash.json", "git push origin main");
+    let out = hook(&t, "claude-code", &ev);
+    assert_eq!(out.stdout, claude("ask", &push_ask(&t)), "{out:?}");
+    // The human said Yes in Claude's dialog: the tool ran, PostToolUse.
+    let mut post = ev.clone();
+    post["hook_event_name"] = json!("PostToolUse");
+    post["tool_response"] = json!({"stdout": "", "stderr": "", "interrupted": false});
+    let out = hook(&t, "claude-code", &post);
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out:?}");
+    // Once only: a second PostToolUse (or one for an allowed call) adds
+    // nothing.
+    let out = hook(&t, "claude-code", &post);
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out:?}");
+    let allowed = fixture(&t, "claude-code-bash.json");
+    assert_eq!(
+        hook(&t, "claude-code", &allowed).stdout,
+        claude("allow", SAFE_ALLOW)
+    );
+    let mut post_allowed = allowed.clone();
+    post_allowed["hook_event_name"] = json!("PostToolUse");
+    assert_eq!(hook(&t, "claude-code", &post_allowed).stdout, "");
+    // Another session's PostToolUse for the same command is not a match.
+    let mut other = post.clone();
+    other["session_id"] = json!("another-session");
+    assert_eq!(hook(&t, "claude-code", &other).stdout, "");
+    let log: Vec<(Option<String>, String, String, String, String)> = decisions(&t)
+        .into_iter()
+        .map(|r| (r.0, r.2, r.3, r.4, r.5))
+        .collect();
+    let sid = Some(CLAUDE_SID.to_string());
+    assert_eq!(
+        log,
+        vec![
+            (
+                sid.clone(),
+                "git push origin main".into(),
+                "ask".into(),
+                "approval_required".into(),
+                "hook:claude-code".into()
+            ),
+            (
+                sid.clone(),
+                "git push origin main".into(),
+                "allow".into(),
+                "approved_in_host_dialog".into(),
+                "hook:claude-code".into()
+            ),
+            (
+                sid,
+                "git status".into(),
+                "allow".into(),
+                "safe_verb_in_safe_space".into(),
+                "hook:claude-code".into()
+            ),
+        ]
+    );
+}
+
 // ----- Gemini CLI ---------------------------------------------------------
 
 #[test]
@@ -412,10 +655,16 @@ fn gemini_allow_ask_deny() {
     let out = hook(&t, "gemini", &fixture(&t, "gemini-run_shell_command.json"));
     assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out:?}");
 
+    // Not under an interactive Gemini CLI (no gemini process above the
+    // hook): nobody can answer, so the ask is a deny naming the grants.
     let ev = shell_event(&t, "gemini-run_shell_command.json", "git push origin main");
     let out = hook(&t, "gemini", &ev);
     assert_eq!(out.code, 0, "{out:?}");
-    assert_eq!(out.stdout, gemini("ask", &push_ask(&t)), "{out:?}");
+    assert_eq!(
+        out.stdout,
+        gemini("deny", &push_nobody(&t, GEMINI_UNKNOWN)),
+        "{out:?}"
+    );
 
     let out = hook(
         &t,
@@ -441,12 +690,12 @@ fn gemini_dir_path_is_relative_to_cwd() {
     let out = hook(&t, "gemini", &ev);
     let reason = format!(
         "shellgate ask (approval_required): make build in {p}/sub is not approved\n\
-         Not granted. To allow it from now on, run one of:\n  \
+         {GEMINI_UNKNOWN}, so the call is blocked. A human can grant it with one of the following, then the agent retries:\n  \
          shellgate approvals allow 'make build' --dir '{p}/sub'\n  \
          shellgate approvals trust-verb 'make build'",
         p = t.proj
     );
-    assert_eq!(out.stdout, gemini("ask", &reason), "{out:?}");
+    assert_eq!(out.stdout, gemini("deny", &reason), "{out:?}");
 }
 
 #[test]
@@ -504,6 +753,128 @@ fn gemini_headless_asks_become_denies() {
     assert!(out.stdout.starts_with("{\"decision\":\"deny\""), "{out:?}");
     let out = hook(&t, "gemini", &ev);
     assert!(out.stdout.starts_with("{\"decision\":\"deny\""), "{out:?}");
+}
+
+/// Run the gemini hook under a stand-in for the Gemini CLI process: a
+/// shell script named `gemini` (argv `sh …/gemini ARGS`) that runs the
+/// hook as its child, with or without a terminal on its own stdin.
+fn under_fake_gemini(t: &Tree, args: &[&str], terminal: bool, event: &Value) -> Out {
+    let dir = format!("{}/fakebin", t.root);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let script = format!("{dir}/gemini");
+    let ev_file = format!("{}/event.json", t.root);
+    let out_file = format!("{}/hook.out", t.root);
+    let err_file = format!("{}/hook.err", t.root);
+    std::fs::write(&ev_file, event.to_string()).expect("event");
+    std::fs::write(
+        &script,
+        format!(
+            // A pipeline: the shell's own stdin stays as it is (`cmd < file`
+            // would redirect the shell's fd 0 while the command runs).
+            "#!/bin/sh\ncat '{ev_file}' | '{BIN}' hook gemini > '{out_file}' 2> '{err_file}'\necho \"hook-exit=$?\"\n"
+        ),
+    )
+    .expect("script");
+    let mut c = Command::new("/bin/sh");
+    c.arg(&script)
+        .args(args)
+        .env("HOME", &t.home)
+        .env("SHELLGATE_HOME", &t.gate)
+        .current_dir(&t.proj);
+    let code = if terminal {
+        let mut p = rexpect::session::spawn_command(c, Some(30_000)).expect("pty");
+        let (_, m) = p.exp_regex("hook-exit=[0-9]+").expect("hook ran");
+        m.trim_start_matches("hook-exit=").parse().unwrap_or(-1)
+    } else {
+        let o = c.stdin(Stdio::null()).output().expect("sh");
+        let text = String::from_utf8_lossy(&o.stdout).to_string();
+        text.trim()
+            .trim_start_matches("hook-exit=")
+            .parse()
+            .unwrap_or(-1)
+    };
+    Out {
+        code,
+        stdout: std::fs::read_to_string(&out_file).unwrap_or_default(),
+        stderr: std::fs::read_to_string(&err_file).unwrap_or_default(),
+    }
+}
+
+#[test]
+fn gemini_asks_only_in_an_interactive_session() {
+    let t = tree();
+    let ev = shell_event(&t, "gemini-run_shell_command.json", "git push origin main");
+    // Interactive: a terminal, no -p, no query.
+    let out = under_fake_gemini(&t, &[], true, &ev);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout, gemini("ask", &push_ask(&t)), "{out:?}");
+    let out = under_fake_gemini(&t, &["-i", "fix the bug", "--yolo"], true, &ev);
+    assert_eq!(out.stdout, gemini("ask", &push_ask(&t)), "{out:?}");
+    // -p, even with a terminal: Gemini would wait forever on an ask.
+    let out = under_fake_gemini(&t, &["-p", "hi", "--output-format", "json"], true, &ev);
+    assert_eq!(
+        out.stdout,
+        gemini(
+            "deny",
+            &push_nobody(
+                &t,
+                "Nobody can answer a question in this non-interactive Gemini CLI run (-p)"
+            )
+        ),
+        "{out:?}"
+    );
+    let out = under_fake_gemini(&t, &["summarize this repo"], true, &ev);
+    assert!(
+        out.stdout
+            .contains("non-interactive Gemini CLI run (a query on the command line)"),
+        "{out:?}"
+    );
+    // No terminal.
+    let out = under_fake_gemini(&t, &[], false, &ev);
+    assert_eq!(
+        out.stdout,
+        gemini(
+            "deny",
+            &push_nobody(
+                &t,
+                "Nobody can answer a question in this Gemini CLI run (no terminal: non-interactive)"
+            )
+        ),
+        "{out:?}"
+    );
+    // Allow and deny do not depend on it.
+    let out = under_fake_gemini(
+        &t,
+        &["-p", "hi"],
+        false,
+        &fixture(&t, "gemini-run_shell_command.json"),
+    );
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out:?}");
+}
+
+#[test]
+fn gemini_grep_search_is_a_recursive_read() {
+    let t = tree();
+    let mut ev = fixture(&t, "gemini-write_file.json");
+    ev["tool_name"] = json!("grep_search");
+    ev["tool_input"] = json!({"pattern": "token", "dir_path": t.home});
+    let out = hook(&t, "gemini", &ev);
+    let reason = format!(
+        "shellgate deny (protected_path): {} holds files protected by shellgate; a recursive read of it would reach them",
+        t.home
+    );
+    assert_eq!(out.stdout, gemini("deny", &reason), "{out:?}");
+    ev["tool_input"] = json!({"pattern": "fn main"});
+    let out = hook(&t, "gemini", &ev);
+    assert_eq!((out.code, out.stdout.as_str()), (0, ""), "{out:?}");
+    let logged: Vec<(String, String)> = decisions(&t).into_iter().map(|r| (r.1, r.2)).collect();
+    assert_eq!(
+        logged,
+        vec![
+            ("file_read".to_string(), t.home.clone()),
+            ("file_read".to_string(), t.proj.clone())
+        ]
+    );
 }
 
 // ----- Codex --------------------------------------------------------------
@@ -884,9 +1255,12 @@ struct HostCase {
     host: &'static str,
     fixture: &'static str,
     rel: &'static str,
-    event: &'static str,
-    group: Value,
+    /// Our group for each event we install, the gated event first.
+    groups: Vec<(&'static str, Value)>,
 }
+
+const GEMINI_MATCHER: &str = "run_shell_command|read_file|read_many_files|list_directory|glob|grep_search|search_file_content|write_file|replace";
+const CLAUDE_MATCHER: &str = "Bash|Read|Glob|Grep|LS|Write|Edit|MultiEdit|NotebookEdit";
 
 fn host_cases(cmd_suffix: &str) -> Vec<HostCase> {
     let cmd = |host: &str| format!("{} hook {host}{cmd_suffix}", exe());
@@ -895,39 +1269,101 @@ fn host_cases(cmd_suffix: &str) -> Vec<HostCase> {
             host: "claude-code",
             fixture: "claude-code-settings.json",
             rel: ".claude/settings.json",
-            event: "PreToolUse",
-            group: json!({
-                "matcher": "Bash|Read|Glob|Grep|LS|Write|Edit|MultiEdit|NotebookEdit",
-                "hooks": [{"type": "command", "command": cmd("claude-code"), "timeout": 30, "onFailure": "block"}]
-            }),
+            groups: vec![
+                (
+                    "PreToolUse",
+                    json!({
+                        "matcher": CLAUDE_MATCHER,
+                        "hooks": [{"type": "command", "command": cmd("claude-code"), "timeout": 30, "onFailure": "block"}]
+                    }),
+                ),
+                (
+                    "PostToolUse",
+                    json!({
+                        "matcher": CLAUDE_MATCHER,
+                        "hooks": [{"type": "command", "command": cmd("claude-code"), "timeout": 30}]
+                    }),
+                ),
+            ],
         },
         HostCase {
             host: "gemini",
             fixture: "gemini-settings.json",
             rel: ".gemini/settings.json",
-            event: "BeforeTool",
-            group: json!({
-                "matcher": "run_shell_command|read_file|read_many_files|list_directory|glob|search_file_content|write_file|replace",
-                "hooks": [{
-                    "name": "shellgate",
-                    "type": "command",
-                    "command": cmd("gemini"),
-                    "timeout": 30000,
-                    "description": "shellgate: allow, ask or deny shell commands and file access"
-                }]
-            }),
+            groups: vec![(
+                "BeforeTool",
+                json!({
+                    "matcher": GEMINI_MATCHER,
+                    "hooks": [{
+                        "name": "shellgate",
+                        "type": "command",
+                        "command": cmd("gemini"),
+                        "timeout": 30000,
+                        "description": "shellgate: allow, ask or deny shell commands and file access"
+                    }]
+                }),
+            )],
         },
         HostCase {
             host: "codex",
             fixture: "codex-hooks.json",
             rel: ".codex/hooks.json",
-            event: "PreToolUse",
-            group: json!({
-                "matcher": "Bash|apply_patch",
-                "hooks": [{"type": "command", "command": cmd("codex"), "timeout": 30, "statusMessage": "shellgate: checking the call"}]
-            }),
+            groups: vec![(
+                "PreToolUse",
+                json!({
+                    "matcher": "Bash|apply_patch",
+                    "hooks": [{"type": "command", "command": cmd("codex"), "timeout": 30, "statusMessage": "shellgate: checking the call"}]
+                }),
+            )],
         },
     ]
+}
+
+/// A user's Codex config.toml, with comments and its own hook trust.
+const CODEX_CONFIG: &str = "# my Codex settings\nmodel = \"gpt-5-codex\"  # the default model\n\n[features]\nweb_search = true\n\n# trusted by me in /hooks\n[hooks.state.\"/elsewhere/.codex/hooks.json:stop:0:0\"]\ntrusted_hash = \"sha256:0000\"\n";
+
+/// `[hooks.state."<key>"]` `trusted_hash` entries of a config.toml text.
+fn trust_of(config: &str) -> Vec<(String, String)> {
+    let doc: toml_edit::DocumentMut = config.parse().expect("config.toml is TOML");
+    let mut out = Vec::new();
+    if let Some(state) = doc
+        .get("hooks")
+        .and_then(|h| h.get("state"))
+        .and_then(|s| s.as_table_like())
+    {
+        for (k, v) in state.iter() {
+            let hash = v
+                .get("trusted_hash")
+                .and_then(|h| h.as_str())
+                .unwrap_or("")
+                .to_string();
+            out.push((k.to_string(), hash));
+        }
+    }
+    out
+}
+
+/// The key and hash Codex gives a handler, by the reference recipe
+/// (tests/e2e/codex_trust.rs, hashing with the system's sha256sum).
+fn codex_identity(hooks_json: &str, doc: &Value, needle: &str) -> Vec<(String, String)> {
+    let all = codex_trust::trust_entries(hooks_json, doc);
+    let mut out = Vec::new();
+    for (key, hash) in all {
+        let parts: Vec<&str> = key.rsplitn(3, ':').collect();
+        let (j, i): (usize, usize) = (parts[0].parse().expect("j"), parts[1].parse().expect("i"));
+        let ev = if key.contains(":pre_tool_use:") {
+            "PreToolUse"
+        } else {
+            continue;
+        };
+        let cmd = doc["hooks"][ev][i]["hooks"][j]["command"]
+            .as_str()
+            .unwrap_or("");
+        if cmd.contains(needle) {
+            out.push((key, hash));
+        }
+    }
+    out
 }
 
 #[test]
@@ -935,30 +1371,37 @@ fn install_uninstall_round_trip_keeps_other_hooks_and_keys() {
     for c in host_cases("") {
         let t = tree();
         let path = format!("{}/{}", t.home, c.rel);
+        let cfg = format!("{}/.codex/config.toml", t.home);
         std::fs::create_dir_all(Path::new(&path).parent().expect("parent")).expect("mkdir");
         let original_bytes = std::fs::read(fixture_path(c.fixture)).expect("fixture");
         std::fs::write(&path, &original_bytes).expect("write");
+        if c.host == "codex" {
+            std::fs::write(&cfg, CODEX_CONFIG).expect("write config.toml");
+        }
         let original: Value = serde_json::from_slice(&original_bytes).expect("JSON");
 
         let out = run(&t, &["install", c.host], b"");
         assert_eq!(out.code, 0, "{}: {out:?}", c.host);
         let installed = read_json(&path);
-        // Exactly one entry of ours, at the end of the event's groups.
-        let groups = installed["hooks"][c.event].as_array().expect("groups");
-        let ours: Vec<&Value> = groups.iter().filter(|g| **g == c.group).collect();
-        assert_eq!(ours.len(), 1, "{}: {installed:#}", c.host);
-        // Everything else is untouched.
         let mut without = installed.clone();
-        without["hooks"][c.event]
-            .as_array_mut()
-            .expect("groups")
-            .retain(|g| *g != c.group);
-        if original["hooks"].get(c.event).is_none() {
-            without["hooks"]
-                .as_object_mut()
-                .expect("hooks")
-                .remove(c.event);
+        for (event, group) in &c.groups {
+            // Exactly one entry of ours, at the end of the event's groups.
+            let groups = installed["hooks"][*event].as_array().expect("groups");
+            let ours: Vec<&Value> = groups.iter().filter(|g| *g == group).collect();
+            assert_eq!(ours.len(), 1, "{} {event}: {installed:#}", c.host);
+            assert_eq!(groups.last(), Some(group), "{} {event}", c.host);
+            without["hooks"][*event]
+                .as_array_mut()
+                .expect("groups")
+                .retain(|g| g != group);
+            if original["hooks"].get(*event).is_none() {
+                without["hooks"]
+                    .as_object_mut()
+                    .expect("hooks")
+                    .remove(*event);
+            }
         }
+        // Everything else is untouched.
         assert_eq!(without, original, "{}", c.host);
         // The previous file is kept.
         assert_eq!(
@@ -967,9 +1410,31 @@ fn install_uninstall_round_trip_keeps_other_hooks_and_keys() {
             "{}",
             c.host
         );
+        if c.host == "codex" {
+            // The trust Codex computes for our handler, recorded; the
+            // user's config.toml otherwise untouched (comments included).
+            let expected = codex_identity(&path, &installed, " hook codex");
+            assert_eq!(expected.len(), 1);
+            assert_eq!(expected[0].0, format!("{path}:pre_tool_use:1:0"));
+            let text = std::fs::read_to_string(&cfg).expect("config.toml");
+            assert!(text.starts_with(CODEX_CONFIG), "{text}");
+            assert_eq!(
+                trust_of(&text),
+                vec![
+                    (
+                        "/elsewhere/.codex/hooks.json:stop:0:0".to_string(),
+                        "sha256:0000".to_string()
+                    ),
+                    expected[0].clone()
+                ]
+            );
+            assert!(out.stdout.contains(&expected[0].0), "{out:?}");
+            assert!(!out.stdout.contains("[features]"), "{out:?}");
+        }
 
         // Idempotent.
         let after_first = std::fs::read(&path).expect("read");
+        let cfg_first = std::fs::read(&cfg).ok();
         let out = run(&t, &["install", c.host], b"");
         assert_eq!(out.code, 0, "{}: {out:?}", c.host);
         assert!(
@@ -983,15 +1448,23 @@ fn install_uninstall_round_trip_keeps_other_hooks_and_keys() {
             "{}",
             c.host
         );
+        assert_eq!(std::fs::read(&cfg).ok(), cfg_first, "{}", c.host);
 
-        // Uninstall removes exactly our entry.
+        // Uninstall removes exactly what install added: byte for byte.
         let out = run(&t, &["uninstall", c.host], b"");
         assert_eq!(out.code, 0, "{}: {out:?}", c.host);
-        assert_eq!(read_json(&path), original, "{}", c.host);
         assert_eq!(
-            std::fs::read(format!("{path}.bak")).expect("backup"),
-            after_first
+            std::fs::read(&path).expect("read"),
+            original_bytes,
+            "{}",
+            c.host
         );
+        if c.host == "codex" {
+            assert_eq!(
+                std::fs::read_to_string(&cfg).expect("config.toml"),
+                CODEX_CONFIG
+            );
+        }
         let out = run(&t, &["uninstall", c.host], b"");
         assert_eq!(out.code, 0, "{}: {out:?}", c.host);
         assert!(
@@ -1015,20 +1488,114 @@ fn install_project_scope_and_fresh_files() {
         let out = run_with(cmd, b"");
         assert_eq!(out.code, 0, "{}: {out:?}", c.host);
         let path = format!("{}/{}", t.proj, c.rel);
-        assert_eq!(
-            read_json(&path),
-            json!({"hooks": {c.event: [c.group.clone()]}}),
-            "{}",
-            c.host
-        );
+        let mut expected = serde_json::Map::new();
+        for (event, group) in &c.groups {
+            expected.insert(event.to_string(), json!([group]));
+        }
+        assert_eq!(read_json(&path), json!({"hooks": expected}), "{}", c.host);
         assert!(!Path::new(&format!("{path}.bak")).exists());
         assert!(!Path::new(&format!("{}/{}", t.home, c.rel)).exists());
+        let cfg = format!("{}/.codex/config.toml", t.home);
+        if c.host == "codex" {
+            // The project hook's trust is recorded in the user's config,
+            // and the user is told that Codex needs the project trusted.
+            let text = std::fs::read_to_string(&cfg).expect("config.toml");
+            let key = format!("{path}:pre_tool_use:0:0");
+            assert_eq!(
+                trust_of(&text),
+                codex_identity(&path, &read_json(&path), " hook codex")
+            );
+            assert_eq!(trust_of(&text)[0].0, key);
+            assert!(
+                out.stdout.contains(&format!(
+                    "[projects.\"{}\"]\n  trust_level = \"trusted\"",
+                    t.proj
+                )),
+                "{out:?}"
+            );
+        }
         let mut cmd = command(&t, &["uninstall", c.host, "--project"]);
         cmd.current_dir(&t.proj);
         let out = run_with(cmd, b"");
         assert_eq!(out.code, 0, "{}: {out:?}", c.host);
         assert_eq!(read_json(&path), json!({}), "{}", c.host);
+        // config.toml did not exist before: it is gone again.
+        assert!(!Path::new(&cfg).exists(), "{}", c.host);
     }
+}
+
+#[test]
+fn codex_trust_follows_the_users_hooks_when_ours_moves() {
+    let t = tree();
+    let path = format!("{}/.codex/hooks.json", t.home);
+    let cfg = format!("{}/.codex/config.toml", t.home);
+    std::fs::create_dir_all(format!("{}/.codex", t.home)).expect("mkdir");
+    // The user's hook A, then ours (installed), then the user's hook B,
+    // each trusted.
+    std::fs::write(
+        &path,
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "/opt/a.sh"}]}]}}"#,
+    )
+    .expect("write");
+    std::fs::write(&cfg, "model = \"m\"\n").expect("write");
+    let out = run(&t, &["install", "codex"], b"");
+    assert_eq!(out.code, 0, "{out:?}");
+    let mut doc = read_json(&path);
+    doc["hooks"]["PreToolUse"]
+        .as_array_mut()
+        .expect("groups")
+        .push(json!({"matcher": "Bash", "hooks": [{"type": "command", "command": "/opt/b.sh", "timeout": 5}]}));
+    std::fs::write(&path, serde_json::to_string_pretty(&doc).expect("json")).expect("write");
+    let all = codex_trust::trust_entries(&path, &doc);
+    let mut text = std::fs::read_to_string(&cfg).expect("cfg");
+    for (k, h) in &all {
+        if !k.ends_with(":1:0") {
+            text.push_str(&format!(
+                "\n[hooks.state.\"{k}\"]\ntrusted_hash = \"{h}\"\n"
+            ));
+        }
+    }
+    std::fs::write(&cfg, &text).expect("write");
+    let hash_b = all[2].1.clone();
+
+    // A reinstall changes nothing, in place.
+    let out = run(&t, &["install", "codex"], b"");
+    assert!(out.stdout.contains("already installed"), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&cfg).expect("cfg"), text);
+
+    // A modified entry of ours (another timeout) is rewritten in place and
+    // trusted again; nobody else moves.
+    let mut doc = read_json(&path);
+    doc["hooks"]["PreToolUse"][1]["hooks"][0]["timeout"] = json!(7);
+    std::fs::write(&path, serde_json::to_string_pretty(&doc).expect("json")).expect("write");
+    let out = run(&t, &["install", "codex"], b"");
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = read_json(&path);
+    assert_eq!(doc["hooks"]["PreToolUse"][1]["hooks"][0]["timeout"], 30);
+    let mut now = codex_trust::trust_entries(&path, &doc);
+    let mut got = trust_of(&std::fs::read_to_string(&cfg).expect("cfg"));
+    now.sort();
+    got.sort();
+    assert_eq!(got, now);
+
+    // Uninstall: B moves from index 2 to 1, and its trust moves with it.
+    let out = run(&t, &["uninstall", "codex"], b"");
+    assert_eq!(out.code, 0, "{out:?}");
+    let doc = read_json(&path);
+    assert_eq!(
+        doc["hooks"]["PreToolUse"][1]["hooks"][0]["command"],
+        "/opt/b.sh"
+    );
+    let mut trust = trust_of(&std::fs::read_to_string(&cfg).expect("cfg"));
+    trust.sort();
+    assert_eq!(
+        trust,
+        vec![
+            (format!("{path}:pre_tool_use:0:0"), all[0].1.clone()),
+            (format!("{path}:pre_tool_use:1:0"), hash_b),
+        ]
+    );
+    assert_eq!(trust, codex_trust::trust_entries(&path, &doc));
 }
 
 #[test]

@@ -1,16 +1,28 @@
 //! `shellgate install|uninstall <host> [--project]`: merge the hook entry
-//! into the host's hook configuration (SPEC §13).
+//! into the host's hook configuration (SPEC §13, §16) so that the gate
+//! really runs.
 //!
 //! - Claude Code: `~/.claude/settings.json` (`.claude/settings.json` with
-//!   `--project`), `hooks.PreToolUse`, with `"onFailure": "block"` so a hook
-//!   that cannot start or times out blocks the call.
-//! - Gemini CLI: `~/.gemini/settings.json` (`.gemini/settings.json`),
-//!   `hooks.BeforeTool` (timeout in milliseconds).
-//! - Codex: `~/.codex/hooks.json` (`.codex/hooks.json`), `hooks.PreToolUse`.
+//!   `--project`): `hooks.PreToolUse` with `"onFailure": "block"` and a
+//!   timeout, so a hook that cannot start or times out blocks the call
+//!   (Claude Code ≥ 2.1.295; an older one is warned about), and
+//!   `hooks.PostToolUse`, so a call the gate asked about and a human
+//!   approved in Claude's dialog is recorded in the audit log.
+//! - Gemini CLI: `~/.gemini/settings.json` (`.gemini/settings.json`):
+//!   `hooks.BeforeTool` (timeout in milliseconds), matching the tool names
+//!   of Gemini CLI 0.61 and the older ones.
+//! - Codex: `$CODEX_HOME/hooks.json` (default `~/.codex/hooks.json`;
+//!   `.codex/hooks.json` with `--project`): `hooks.PreToolUse`, and the
+//!   hook's trust recorded in `$CODEX_HOME/config.toml` exactly as Codex
+//!   computes it (`codex_trust.rs`) — Codex silently skips an untrusted
+//!   hook. Trust entries of the user's own hooks that move because ours
+//!   was added or removed move with them.
 //!
 //! The merge keeps every other key and hook, writes `<file>.bak` with the
 //! previous content, replaces the file atomically, and is idempotent: our
-//! entry is recognised by its command (`…shellgate … hook <host>`).
+//! entry is recognised by its command (`…shellgate … hook <host>`) and a
+//! reinstall rewrites it in place. Uninstall removes exactly what install
+//! added.
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +30,8 @@ use anyhow::{bail, Context as _, Result};
 use clap::Args;
 use serde_json::{json, Map, Value};
 
+use super::codex_trust::{self, Config as CodexConfig};
+use super::hostinfo;
 use crate::cli::ChannelArg;
 use crate::edge::Homes;
 use crate::hooks::{self, Host};
@@ -47,47 +61,80 @@ pub struct UninstallArgs {
     pub project: bool,
 }
 
-/// Seconds a host waits for the hook (milliseconds for Gemini).
-const TIMEOUT_SECS: u64 = 30;
+/// Seconds a host waits for the hook (milliseconds for Gemini): above the
+/// hook's own deadline (`hooks::failsafe::DEADLINE`), so the host always
+/// gets the hook's block before its own timeout.
+pub const TIMEOUT_SECS: u64 = 30;
+
+/// Codex's home: `$CODEX_HOME`, else `~/.codex`.
+pub fn codex_home(homes: &Homes) -> PathBuf {
+    match std::env::var_os("CODEX_HOME") {
+        Some(v) if !v.is_empty() => {
+            let p = PathBuf::from(v);
+            p.canonicalize().unwrap_or(p)
+        }
+        _ => PathBuf::from(&homes.user).join(".codex"),
+    }
+}
+
+/// The directory of a project-level install (the current directory).
+pub fn project_dir() -> Result<PathBuf> {
+    std::env::current_dir().context("cannot determine the current directory")
+}
 
 /// The host's configuration file.
 pub fn settings_path(homes: &Homes, host: Host, project: bool) -> Result<PathBuf> {
-    let base = if project {
-        std::env::current_dir().context("cannot determine the current directory")?
-    } else {
-        PathBuf::from(&homes.user)
-    };
+    if project {
+        let base = project_dir()?;
+        return Ok(match host {
+            Host::ClaudeCode => base.join(".claude").join("settings.json"),
+            Host::Gemini => base.join(".gemini").join("settings.json"),
+            Host::Codex => base.join(".codex").join("hooks.json"),
+        });
+    }
+    let base = PathBuf::from(&homes.user);
     Ok(match host {
         Host::ClaudeCode => base.join(".claude").join("settings.json"),
         Host::Gemini => base.join(".gemini").join("settings.json"),
-        Host::Codex => base.join(".codex").join("hooks.json"),
+        Host::Codex => codex_home(homes).join("hooks.json"),
     })
 }
 
-fn event_name(host: Host) -> &'static str {
+/// Codex's `config.toml`, where hook trust is recorded (the user's, also
+/// for a project's hooks.json).
+pub fn codex_config_path(homes: &Homes) -> PathBuf {
+    codex_home(homes).join("config.toml")
+}
+
+/// The events shellgate installs for a host; the first is the gated one.
+pub fn events(host: Host) -> &'static [&'static str] {
     match host {
-        Host::ClaudeCode | Host::Codex => "PreToolUse",
-        Host::Gemini => "BeforeTool",
+        Host::ClaudeCode => &["PreToolUse", "PostToolUse"],
+        Host::Codex => &["PreToolUse"],
+        Host::Gemini => &["BeforeTool"],
+    }
+}
+
+/// The gated event.
+pub fn event_name(host: Host) -> &'static str {
+    events(host)[0]
+}
+
+/// The tool names the matcher must name.
+pub fn gated_tools(host: Host) -> Vec<&'static str> {
+    match host {
+        // Codex reports every shell-like tool as `Bash` to hooks.
+        Host::Codex => vec!["Bash", "apply_patch"],
+        h => {
+            let [shell, file] = h.tools();
+            shell.iter().chain(file.iter()).copied().collect()
+        }
     }
 }
 
 /// The matcher naming the gated tools.
 pub fn matcher(host: Host) -> String {
-    let names: Vec<&str> = match host {
-        Host::ClaudeCode => hooks::claude_code::SHELL_TOOLS
-            .iter()
-            .chain(hooks::claude_code::FILE_TOOLS)
-            .copied()
-            .collect(),
-        Host::Gemini => hooks::gemini::SHELL_TOOLS
-            .iter()
-            .chain(hooks::gemini::FILE_TOOLS)
-            .copied()
-            .collect(),
-        // Codex reports every shell-like tool as `Bash` to hooks.
-        Host::Codex => vec!["Bash", "apply_patch"],
-    };
-    names.join("|")
+    gated_tools(host).join("|")
 }
 
 /// The command line the host runs.
@@ -107,14 +154,21 @@ fn hook_command(homes: &Homes, host: Host, channel: Option<ChannelArg>) -> Resul
     Ok(cmd)
 }
 
-/// Our matcher group for the host.
-fn group(host: Host, command: &str) -> Value {
+/// Our matcher group for one of the host's events.
+pub fn group(host: Host, event: &str, command: &str) -> Value {
     let handler = match host {
-        Host::ClaudeCode => json!({
+        Host::ClaudeCode if event == "PreToolUse" => json!({
             "type": "command",
             "command": command,
             "timeout": TIMEOUT_SECS,
             "onFailure": "block",
+        }),
+        // After the tool ran there is nothing to block: a failing record
+        // must not disturb the session.
+        Host::ClaudeCode => json!({
+            "type": "command",
+            "command": command,
+            "timeout": TIMEOUT_SECS,
         }),
         Host::Gemini => json!({
             "name": "shellgate",
@@ -134,7 +188,7 @@ fn group(host: Host, command: &str) -> Value {
 }
 
 /// Split a command line into words (single and double quotes, backslash).
-fn words(cmd: &str) -> Vec<String> {
+pub fn words(cmd: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut in_word = false;
@@ -189,7 +243,7 @@ fn words(cmd: &str) -> Vec<String> {
 }
 
 /// Whether a hook handler is the shellgate hook for `host`.
-fn is_ours(handler: &Value, host: Host) -> bool {
+pub fn is_ours(handler: &Value, host: Host) -> bool {
     let Some(cmd) = handler.get("command").and_then(Value::as_str) else {
         return false;
     };
@@ -225,10 +279,10 @@ fn remove_ours(groups: &mut Vec<Value>, host: Host) -> usize {
 }
 
 /// A configuration file: its previous bytes (if it existed) and its object.
-type Doc = (Option<Vec<u8>>, Map<String, Value>);
+pub type Doc = (Option<Vec<u8>>, Map<String, Value>);
 
 /// Read the configuration file as a JSON object (missing or blank ⇒ `{}`).
-fn read_doc(path: &Path) -> Result<Doc> {
+pub fn read_doc(path: &Path) -> Result<Doc> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((None, Map::new())),
@@ -256,7 +310,7 @@ fn read_doc(path: &Path) -> Result<Doc> {
 /// The `hooks.<event>` array, created when absent.
 fn event_groups<'a>(
     doc: &'a mut Map<String, Value>,
-    host: Host,
+    event: &str,
     path: &Path,
 ) -> Result<&'a mut Vec<Value>> {
     let hooks = doc
@@ -269,44 +323,60 @@ fn event_groups<'a>(
         );
     };
     let groups = hooks
-        .entry(event_name(host))
+        .entry(event)
         .or_insert_with(|| Value::Array(Vec::new()));
     match groups.as_array_mut() {
         Some(g) => Ok(g),
         None => bail!(
-            "{}: \"hooks.{}\" is not an array; the file was left unchanged",
-            path.display(),
-            event_name(host)
+            "{}: \"hooks.{event}\" is not an array; the file was left unchanged",
+            path.display()
         ),
     }
 }
 
+/// Whether every handler of a group is ours (and it has one).
+fn all_ours(group: &Value, host: Host) -> bool {
+    group
+        .get("hooks")
+        .and_then(Value::as_array)
+        .is_some_and(|h| !h.is_empty() && h.iter().all(|x| is_ours(x, host)))
+}
+
+/// Put our group in place: where our previous group was (so nobody's
+/// position, and so no Codex trust key, moves), else at the end.
+fn place_ours(groups: &mut Vec<Value>, host: Host, wanted: Value) {
+    let slot = groups.iter().position(|g| all_ours(g, host));
+    remove_ours(groups, host);
+    match slot {
+        Some(i) => groups.insert(i.min(groups.len()), wanted),
+        None => groups.push(wanted),
+    }
+}
+
 /// Write `<file>.bak` (previous content) and replace the file atomically.
-fn write_doc(
+pub(super) fn write_bytes(
     path: &Path,
     previous: Option<&[u8]>,
-    doc: &Map<String, Value>,
+    bytes: &[u8],
 ) -> Result<Option<PathBuf>> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     let backup = match previous {
-        Some(bytes) => {
+        Some(prev) => {
             let b = PathBuf::from(format!("{}.bak", path.display()));
-            std::fs::write(&b, bytes)
+            std::fs::write(&b, prev)
                 .with_context(|| format!("cannot write the backup {}", b.display()))?;
             Some(b)
         }
         None => None,
     };
-    let mut text = serde_json::to_string_pretty(&Value::Object(doc.clone()))?;
-    text.push('\n');
     let tmp = PathBuf::from(format!(
         "{}.shellgate-tmp-{}",
         path.display(),
         std::process::id()
     ));
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
     if let Ok(meta) = std::fs::metadata(path) {
         let _ = std::fs::set_permissions(&tmp, meta.permissions());
     }
@@ -317,26 +387,92 @@ fn write_doc(
     Ok(backup)
 }
 
+fn write_doc(
+    path: &Path,
+    previous: Option<&[u8]>,
+    doc: &Map<String, Value>,
+) -> Result<Option<PathBuf>> {
+    let mut text = serde_json::to_string_pretty(&Value::Object(doc.clone()))?;
+    text.push('\n');
+    write_bytes(path, previous, text.as_bytes())
+}
+
+/// The bytes of `<file>.bak` when they hold exactly `doc` (the state an
+/// install started from): an uninstall then restores the file byte for
+/// byte, the user's formatting included.
+fn backup_holding(path: &Path, doc: &Map<String, Value>) -> Option<Vec<u8>> {
+    let bytes = std::fs::read(format!("{}.bak", path.display())).ok()?;
+    let v: Value = serde_json::from_slice(&bytes).ok()?;
+    (v.as_object() == Some(doc)).then_some(bytes)
+}
+
+/// Codex trust entries of a hooks.json document.
+fn codex_entries(path: &Path, doc: &Map<String, Value>) -> Vec<codex_trust::Entry> {
+    codex_trust::entries(&path.display().to_string(), doc, &|h| {
+        is_ours(h, Host::Codex)
+    })
+}
+
+/// Bring config.toml's trust in line with a hooks.json change: our old
+/// entries go, the user's moved entries move, ours (if any) are trusted.
+fn codex_retrust(
+    config: &mut CodexConfig,
+    before: &[codex_trust::Entry],
+    after: &[codex_trust::Entry],
+) -> Result<()> {
+    for e in before.iter().filter(|e| e.ours) {
+        // Kept in place (and updated below) when ours stays at that key.
+        if !after.iter().any(|a| a.ours && a.key == e.key) {
+            config.take(&e.key);
+        }
+    }
+    codex_trust::rekey(config, before, after)?;
+    for e in after.iter().filter(|e| e.ours) {
+        config.set_trust(&e.key, &e.hash)?;
+    }
+    Ok(())
+}
+
 pub fn install(homes: &Homes, a: &InstallArgs) -> Result<u8> {
     let path = settings_path(homes, a.host, a.project)?;
     let command = hook_command(homes, a.host, a.channel)?;
     let (previous, mut doc) = read_doc(&path)?;
     let original = doc.clone();
-    let wanted = group(a.host, &command);
-    {
-        let groups = event_groups(&mut doc, a.host, &path)?;
-        let ours: Vec<&Value> = groups
-            .iter()
-            .filter(|g| {
-                g.get("hooks")
-                    .and_then(Value::as_array)
-                    .is_some_and(|h| h.iter().any(|x| is_ours(x, a.host)))
-            })
-            .collect();
-        let already = ours.len() == 1 && *ours[0] == wanted;
-        if !already {
-            remove_ours(groups, a.host);
-            groups.push(wanted);
+    for event in events(a.host) {
+        let wanted = group(a.host, event, &command);
+        let groups = event_groups(&mut doc, event, &path)?;
+        place_ours(groups, a.host, wanted);
+    }
+    // Codex: the trust goes into config.toml first (a trust entry for a
+    // hook not yet written is inert; the reverse would be a hook Codex
+    // silently skips).
+    let mut codex_note = Vec::new();
+    if a.host == Host::Codex {
+        let cfg_path = codex_config_path(homes);
+        let mut config = CodexConfig::read(&cfg_path)?;
+        let before = codex_entries(&path, &original);
+        let after = codex_entries(&path, &doc);
+        codex_retrust(&mut config, &before, &after)?;
+        if config.changed() {
+            config.write()?;
+        }
+        for e in after.iter().filter(|e| e.ours) {
+            codex_note.push(format!(
+                "Trusted for Codex in {}: [hooks.state.\"{}\"] trusted_hash = \"{}\" (what Codex's /hooks screen records; Codex skips an untrusted hook).",
+                cfg_path.display(),
+                e.key,
+                e.hash
+            ));
+        }
+        if a.project {
+            let dir = project_dir()?;
+            let dir = dir.display().to_string();
+            if !config.project_trusted(&dir) {
+                codex_note.push(format!(
+                    "Codex runs a project's hooks only in a trusted project, and {dir} is not trusted in {} yet: start `codex` in {dir} and answer its trust question with yes, or add these lines to that file:\n  [projects.\"{dir}\"]\n  trust_level = \"trusted\"\n(if {dir} is inside a git repository, Codex trusts the repository's root directory instead).",
+                    cfg_path.display()
+                ));
+            }
         }
     }
     if doc == original && previous.is_some() {
@@ -345,78 +481,108 @@ pub fn install(homes: &Homes, a: &InstallArgs) -> Result<u8> {
             a.host.name(),
             path.display()
         );
-        return Ok(0);
+    } else {
+        let backup = write_doc(&path, previous.as_deref(), &doc)?;
+        println!(
+            "Installed the shellgate hook for {} in {} ({} matcher: {}).",
+            a.host.name(),
+            path.display(),
+            events(a.host).join(" + "),
+            matcher(a.host)
+        );
+        if let Some(b) = backup {
+            println!("Previous content kept in {}.", b.display());
+        }
+        println!("Hook command: {command}");
     }
-    let backup = write_doc(&path, previous.as_deref(), &doc)?;
-    println!(
-        "Installed the shellgate hook for {} in {} ({} matcher: {}).",
-        a.host.name(),
-        path.display(),
-        event_name(a.host),
-        matcher(a.host)
-    );
-    if let Some(b) = backup {
-        println!("Previous content kept in {}.", b.display());
+    for n in codex_note {
+        println!("{n}");
     }
-    println!("Hook command: {command}");
-    if a.host == Host::Codex {
-        println!("Note: Codex runs hooks.json hooks only with hooks enabled (config.toml: [features] hooks = true on versions where they are off by default).");
+    if a.host == Host::ClaudeCode {
+        warn_old_claude();
     }
     Ok(0)
+}
+
+/// Warn (never fail) when the Claude Code on PATH ignores `onFailure`.
+fn warn_old_claude() {
+    let Some(found) = hostinfo::host(Host::ClaudeCode) else {
+        return;
+    };
+    if let Some(problem) = found.version.and_then(hostinfo::claude_version_problem) {
+        eprintln!(
+            "warning: {} ({}). Fix: {}",
+            problem,
+            found.path.display(),
+            hostinfo::claude_upgrade_fix(hostinfo::node())
+        );
+    }
 }
 
 pub fn uninstall(homes: &Homes, a: &UninstallArgs) -> Result<u8> {
     let path = settings_path(homes, a.host, a.project)?;
     let (previous, mut doc) = read_doc(&path)?;
-    if previous.is_none() {
-        println!(
-            "No shellgate hook for {} in {} (the file does not exist); nothing changed.",
-            a.host.name(),
-            path.display()
-        );
-        return Ok(0);
-    }
-    let event = event_name(a.host);
-    let removed = {
-        let Some(hooks) = doc.get_mut("hooks").and_then(Value::as_object_mut) else {
-            println!(
-                "No shellgate hook for {} in {}; nothing changed.",
-                a.host.name(),
-                path.display()
-            );
-            return Ok(0);
-        };
-        let Some(groups) = hooks.get_mut(event).and_then(Value::as_array_mut) else {
-            println!(
-                "No shellgate hook for {} in {}; nothing changed.",
-                a.host.name(),
-                path.display()
-            );
-            return Ok(0);
-        };
-        let n = remove_ours(groups, a.host);
-        // Containers left empty by the removal go as well.
-        if n > 0 && groups.is_empty() {
-            hooks.remove(event);
+    let original = doc.clone();
+    let mut removed = 0;
+    if let Some(hooks) = doc.get_mut("hooks").and_then(Value::as_object_mut) {
+        for event in events(a.host) {
+            if let Some(groups) = hooks.get_mut(*event).and_then(Value::as_array_mut) {
+                let n = remove_ours(groups, a.host);
+                // Containers left empty by the removal go as well.
+                if n > 0 && groups.is_empty() {
+                    hooks.remove(*event);
+                }
+                removed += n;
+            }
         }
-        n
-    };
-    if removed == 0 {
-        println!(
-            "No shellgate hook for {} in {}; nothing changed.",
-            a.host.name(),
-            path.display()
-        );
-        return Ok(0);
     }
-    if doc
-        .get("hooks")
-        .and_then(Value::as_object)
-        .is_some_and(Map::is_empty)
+    if removed > 0
+        && doc
+            .get("hooks")
+            .and_then(Value::as_object)
+            .is_some_and(Map::is_empty)
     {
         doc.remove("hooks");
     }
-    let backup = write_doc(&path, previous.as_deref(), &doc)?;
+    let mut codex_changed = false;
+    if a.host == Host::Codex {
+        let cfg_path = codex_config_path(homes);
+        let mut config = CodexConfig::read(&cfg_path)?;
+        let before = codex_entries(&path, &original);
+        let after = codex_entries(&path, &doc);
+        codex_retrust(&mut config, &before, &after)?;
+        if config.changed() {
+            codex_changed = true;
+            if config.text().trim().is_empty() && config.existed() {
+                // Nothing but our trust was there (install created the
+                // file): it goes as well, its content kept in the backup.
+                let prev = std::fs::read(&cfg_path).ok();
+                write_bytes(&cfg_path, prev.as_deref(), b"")?;
+                std::fs::remove_file(&cfg_path)
+                    .with_context(|| format!("cannot remove {}", cfg_path.display()))?;
+            } else {
+                config.write()?;
+            }
+            println!(
+                "Removed the shellgate hook's trust from {}.",
+                cfg_path.display()
+            );
+        }
+    }
+    if previous.is_none() || removed == 0 {
+        if !codex_changed {
+            println!(
+                "No shellgate hook for {} in {}; nothing changed.",
+                a.host.name(),
+                path.display()
+            );
+        }
+        return Ok(0);
+    }
+    let backup = match backup_holding(&path, &doc) {
+        Some(bytes) => write_bytes(&path, previous.as_deref(), &bytes)?,
+        None => write_doc(&path, previous.as_deref(), &doc)?,
+    };
     println!(
         "Removed the shellgate hook for {} from {}.",
         a.host.name(),

@@ -5,10 +5,13 @@
 
 pub mod approvals;
 pub mod check;
+pub mod codex_trust;
 pub mod completions;
 pub mod decide;
+pub mod doctor;
 pub mod exec;
 pub mod explain;
+pub mod hostinfo;
 pub mod install;
 pub mod sandbox;
 pub mod session;

@@ -1,14 +1,16 @@
 //! OpenAI Codex (`PreToolUse` hooks): which tools are gated, how their
 //! input (a command string or argv, an `apply_patch` body) becomes calls,
-//! and the answer format — allow ⇒ no output; deny, and ask (which Codex
-//! hooks cannot express), ⇒ the Claude Code shape with `"deny"`.
+//! and the answer format — allow ⇒ no output; deny ⇒ the Claude Code shape
+//! with `"deny"`. Codex hooks cannot ask (Codex rejects `ask`), so nobody
+//! can answer one (`ask.rs` turns an ask into a deny naming the command
+//! that grants the call).
 
 use serde_json::{Map, Value};
 use shellgate_shell::paths;
 
 use super::calls::{required, resolve_path, str_field, Call, Invalid};
 use super::reasons::shell_word;
-use super::{claude_code, Verdict};
+use super::{claude_code, EventKind, Verdict};
 
 /// Shell tools this adapter gates. Codex reports every shell-like tool as
 /// `Bash` to hooks; the other names are accepted in case an event carries
@@ -25,8 +27,8 @@ pub const SHELL_TOOLS: &[&str] = &[
 /// File tools this adapter gates.
 pub const FILE_TOOLS: &[&str] = &["apply_patch"];
 
-/// The answer for a verdict (`None` = no output: allow). Codex hooks
-/// cannot ask, so an ask is a deny (its reason says how to approve).
+/// The answer for a verdict (`None` = no output: allow). An ask never
+/// reaches here (`ask.rs`); if one did, it is a deny.
 pub(super) fn output(v: Verdict, reason: &str) -> Option<String> {
     match v {
         Verdict::Allow => None,
@@ -34,16 +36,15 @@ pub(super) fn output(v: Verdict, reason: &str) -> Option<String> {
     }
 }
 
-/// What the reason of an ask adds for a complex command: it can only be
-/// approved once, by a human, and then retried.
-pub(super) fn complex_ask_note(once: &str) -> String {
-    format!(
-        "\nCodex hooks cannot ask, so the call is blocked. It can only be approved once, not granted for reuse; a human approves it with:\n  {once}\nthen the agent retries the identical command."
-    )
+/// What an event is for this adapter (`None`: no `hook_event_name`;
+/// treated as the gated event, fail closed).
+pub(super) fn event_kind(name: Option<&str>) -> EventKind {
+    match name {
+        None | Some("PreToolUse") => EventKind::PreTool,
+        Some("PostToolUse") => EventKind::PostTool,
+        Some(_) => EventKind::Other,
+    }
 }
-
-/// What the reason of an ask adds before the grant commands.
-pub(super) const ASK_NOTE: &str = "\nCodex hooks cannot ask, so the call is blocked. A human can grant it with one of the following, then the agent retries:\n";
 
 /// `["bash", "-lc", "script"]` ⇒ `script`; other argv ⇒ quoted words.
 pub(super) fn argv_command(argv: &[Value]) -> Option<String> {

@@ -1,11 +1,16 @@
 //! `shellgate hook <host>`: the host adapters (SPEC §13).
 //!
-//! One JSON event arrives on stdin; the decision leaves on stdout in the
-//! host's format with exit 0. Exit 2 with the reason on stderr (which every
-//! supported host treats as blocking) is reserved for input that cannot be
-//! understood and for internal errors. The whole hook runs under a panic
-//! guard: hosts let the tool run when a hook crashes, so a crash must never
-//! happen.
+//! One JSON event arrives on stdin. For the host's pre-tool event
+//! (`PreToolUse`, Gemini `BeforeTool`) the decision leaves on stdout in the
+//! host's format with exit 0; other events get no answer (Claude Code's
+//! `PostToolUse` after a call the gate asked about is recorded in the audit
+//! log as approved in the host's dialog). Exit 2 with the reason on stderr
+//! (which every supported host treats as blocking) is reserved for input
+//! that cannot be understood and for internal errors. Hosts let the tool run
+//! when a hook crashes, so every failure must end in that exit 2: the hook
+//! runs under a panic guard and a watchdog, inside a supervising parent
+//! process (`failsafe.rs`) that turns a crash, a kill or a hang of the
+//! worker into exit 2 (SPEC §15.9).
 //!
 //! This module is the plumbing every host shares: reading the event (size
 //! and time limits), the panic guard, evaluating each call of the event and
@@ -14,10 +19,15 @@
 //! gates, how their input becomes calls (`calls.rs`), and its answer format.
 //! `reasons.rs` words the reason returned to the agent.
 
+pub mod ask;
 mod calls;
 pub mod claude_code;
 pub mod codex;
+pub mod failsafe;
+#[cfg(feature = "fault-injection")]
+mod fault;
 pub mod gemini;
+pub mod host_proc;
 mod reasons;
 
 use std::io::{Read, Write};
@@ -120,6 +130,15 @@ impl Host {
         }
     }
 
+    /// What an event is for this host's adapter.
+    fn event_kind(self, name: Option<&str>) -> EventKind {
+        match self {
+            Host::ClaudeCode => claude_code::event_kind(name),
+            Host::Gemini => gemini::event_kind(name),
+            Host::Codex => codex::event_kind(name),
+        }
+    }
+
     /// The session's project directory as the host declares it.
     fn project_dir(self, cwd: &str, home: &str) -> String {
         match self {
@@ -143,6 +162,18 @@ pub struct HookArgs {
 
 fn gated(host: Host, tool: &str) -> bool {
     host.tools().iter().any(|l| l.contains(&tool))
+}
+
+/// What a hook event is for the adapter.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    /// The event that gates a tool call (`PreToolUse`, `BeforeTool`): it
+    /// gets a decision.
+    PreTool,
+    /// The tool ran (`PostToolUse`, `AfterTool`): no answer; recorded.
+    PostTool,
+    /// Anything else (`Notification`, `SessionStart`, …): no answer.
+    Other,
 }
 
 /// The verdict handed to the host.
@@ -174,7 +205,8 @@ impl Verdict {
 /// What the hook does.
 #[derive(Debug)]
 enum Outcome {
-    /// A tool this adapter does not gate: no output, exit 0.
+    /// A tool this adapter does not gate, or an event that takes no
+    /// answer: no output, exit 0.
     PassThrough,
     /// A decision in the host's format, exit 0.
     Decided(Verdict, String),
@@ -280,6 +312,8 @@ fn handle(homes: &Homes, host: Host, channel: Option<Channel>) -> Outcome {
         Ok(b) => b,
         Err(e) => return Outcome::Blocking(e),
     };
+    #[cfg(feature = "fault-injection")]
+    fault::inject();
     handle_bytes(homes, host, channel, &bytes)
 }
 
@@ -309,6 +343,14 @@ fn handle_bytes(homes: &Homes, host: Host, channel: Option<Channel>, bytes: &[u8
             "shellgate: the hook event is not a JSON object; the call is blocked".into(),
         );
     };
+    // A name that is not a string is not understood: treated as the gated
+    // event (fail closed), like a missing one.
+    let kind = host.event_kind(obj.get("hook_event_name").and_then(Value::as_str));
+    if kind == EventKind::Other
+        || (kind == EventKind::PostTool && !obj.get("tool_name").is_some_and(Value::is_string))
+    {
+        return Outcome::PassThrough;
+    }
     let Some(tool_name) = obj.get("tool_name").and_then(Value::as_str) else {
         return Outcome::Blocking(
             "shellgate: the hook event has no tool_name; the call is blocked".into(),
@@ -326,7 +368,74 @@ fn handle_bytes(homes: &Homes, host: Host, channel: Option<Channel>, bytes: &[u8
         cwd: obj.get("cwd").and_then(Value::as_str).map(str::to_string),
         input: obj.get("tool_input").and_then(Value::as_object).cloned(),
     };
+    if kind == EventKind::PostTool {
+        record_after_tool(homes, host, &event);
+        return Outcome::PassThrough;
+    }
     decide_event(homes, host, channel, &event)
+}
+
+/// Reason recorded when a call the gate asked about ran: a human approved
+/// it in the host's own dialog (which never reaches the gate otherwise).
+pub const APPROVED_IN_HOST: &str = "approved_in_host_dialog";
+
+/// How many recent audit records are searched for the ask a post-tool
+/// event answers.
+const POST_TOOL_LOOKBACK: usize = 1000;
+
+/// A post-tool event: when the gate's last decision for this session, tool
+/// and command was an ask, the call ran because a human approved it in the
+/// host's dialog — record that (best effort: the tool already ran, so
+/// nothing here may block or print).
+fn record_after_tool(homes: &Homes, host: Host, event: &Event) {
+    let (Some(session), Some(input)) = (&event.session, &event.input) else {
+        return;
+    };
+    if !is_valid_session_id(session) {
+        return;
+    }
+    let Some(cwd) = event
+        .cwd
+        .as_deref()
+        .and_then(|c| absolute_dir(c, &homes.user))
+    else {
+        return;
+    };
+    let Ok(calls) = host.map(&event.tool_name, input, &cwd) else {
+        return;
+    };
+    let mut edge = Edge::new(homes.clone());
+    let Ok(Some(db)) = edge.db(false) else {
+        return;
+    };
+    let Ok(recent) = db.recent_decisions(POST_TOOL_LOOKBACK) else {
+        return;
+    };
+    let source = host.source();
+    let mut approved = Vec::new();
+    for call in &calls {
+        let last = recent.iter().rev().find(|r| {
+            r.session.as_deref() == Some(session.as_str())
+                && r.tool == call.tool
+                && r.command == call.command
+                && r.source == source
+        });
+        if let Some(ask) = last.filter(|r| r.decision == "ask") {
+            approved.push(DecisionRecord {
+                time: String::new(),
+                session: ask.session.clone(),
+                tool: ask.tool.clone(),
+                command: ask.command.clone(),
+                cwd: ask.cwd.clone(),
+                decision: "allow".into(),
+                reason: APPROVED_IN_HOST.into(),
+                candidates: ask.candidates.clone(),
+                matched_grant: None,
+                source: source.clone(),
+            });
+        }
+    }
+    let _ = db.log_decisions(&approved);
 }
 
 /// A deny for an event that could not be evaluated (logged best-effort).
@@ -574,18 +683,23 @@ fn protected_below(policy: &Policy, ctx: &Context, call: &Call) -> Option<Decisi
 }
 
 /// One verdict for the event: any deny wins, then any ask, else allow.
+/// An ask is answered by `ask.rs` (who can answer decides ask or deny).
 fn combine(host: Host, homes: &Homes, ctx: &Context, decisions: &[Decision]) -> Outcome {
     let verdict = decisions
         .iter()
         .map(|d| Verdict::from_decision(d.decision))
         .max()
         .unwrap_or(Verdict::Deny);
-    let mut parts: Vec<String> = Vec::new();
-    for d in decisions
+    let chosen: Vec<&Decision> = decisions
         .iter()
         .filter(|d| Verdict::from_decision(d.decision) == verdict)
-    {
-        let r = reason_text(host, homes, ctx, d);
+        .collect();
+    if verdict == Verdict::Ask {
+        return ask::answer(host, homes, ctx, &chosen);
+    }
+    let mut parts: Vec<String> = Vec::new();
+    for d in chosen {
+        let r = reason_text(homes, d);
         if !parts.contains(&r) {
             parts.push(r);
         }

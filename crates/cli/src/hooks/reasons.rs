@@ -6,7 +6,6 @@ use shellgate_policy::decision::{Context, Decision, Status};
 use shellgate_policy::Audience;
 use shellgate_shell::paths;
 
-use super::{codex, Host};
 use crate::edge::Homes;
 
 /// Single-quote a word for a POSIX shell.
@@ -110,40 +109,20 @@ pub(super) fn indent(lines: &[String]) -> String {
         .join("\n")
 }
 
-/// The actionable reason shown to the agent or the human.
-pub(super) fn reason_text(host: Host, homes: &Homes, ctx: &Context, d: &Decision) -> String {
+/// The actionable reason shown to the agent or the human for an allow or
+/// a deny (asks are worded by `ask.rs`, which knows who can answer).
+pub(super) fn reason_text(homes: &Homes, d: &Decision) -> String {
     let mut s = format!("shellgate {} ({}): {}", d.decision, d.reason, d.message);
-    let grants = grant_commands(homes, d);
-    match d.decision {
-        "ask" if d.complex => {
-            let once = once_command(homes, ctx, d);
-            if host == Host::Codex {
-                s.push_str(&codex::complex_ask_note(&once));
-            } else {
-                s.push_str(&format!(
-                    "\nIt can only be approved once, not granted for reuse (approving this prompt runs it once; or a human runs: {once})."
-                ));
-            }
-        }
-        "ask" => {
-            if host == Host::Codex {
-                s.push_str(codex::ASK_NOTE);
-            } else {
-                s.push_str("\nNot granted. To allow it from now on, run one of:\n");
-            }
+    if d.decision == "deny" && d.reason == "channel_does_not_support_approval" {
+        let grants = grant_commands(homes, d);
+        if d.complex {
+            s.push_str("\nNo human can approve on this channel, and a complex command cannot be granted in advance.");
+        } else if !grants.is_empty() {
+            s.push_str(
+                "\nNo human can approve on this channel. To grant it in advance, run one of:\n",
+            );
             s.push_str(&indent(&grants));
         }
-        "deny" if d.reason == "channel_does_not_support_approval" => {
-            if d.complex {
-                s.push_str("\nNo human can approve on this channel, and a complex command cannot be granted in advance.");
-            } else if !grants.is_empty() {
-                s.push_str(
-                    "\nNo human can approve on this channel. To grant it in advance, run one of:\n",
-                );
-                s.push_str(&indent(&grants));
-            }
-        }
-        _ => {}
     }
     if let Some(h) = &d.hint {
         s.push('\n');

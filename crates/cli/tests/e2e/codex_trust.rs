@@ -130,29 +130,3 @@ pub fn trust_entries(hooks_json_path: &str, doc: &Value) -> Vec<(String, String)
     }
     out
 }
-
-/// TOML text recording trust for `entries` (appended to config.toml).
-pub fn toml_state(entries: &[(String, String)]) -> String {
-    let q = |s: &str| {
-        let mut o = String::from("\"");
-        for c in s.chars() {
-            match c {
-                '"' => o.push_str("\\\""),
-                '\\' => o.push_str("\\\\"),
-                c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04X}", c as u32)),
-                c => o.push(c),
-            }
-        }
-        o.push('"');
-        o
-    };
-    let mut s = String::new();
-    for (key, hash) in entries {
-        s.push_str(&format!(
-            "\n[hooks.state.{}]\ntrusted_hash = {}\n",
-            q(key),
-            q(hash)
-        ));
-    }
-    s
-}

@@ -185,6 +185,61 @@ pub enum Scenario {
     /// An unapproved edit inside the project (SPEC §18): a host that runs
     /// the hook's rewritten command runs it inside the sandbox.
     Sandboxed,
+    /// An unapproved command in an interactive session (the host in a
+    /// pseudo-terminal): the hook must ask, the host must show its dialog
+    /// and not run the command; a human's Enter (yes) then runs it, and
+    /// Claude Code's PostToolUse is recorded as approved in the dialog.
+    AskInteractive,
+    /// The installed shellgate fails on purpose (`SHELLGATE_FAULT`, the
+    /// binary built with `--features fault-injection`) on a command that
+    /// is otherwise allowed: must not run.
+    Fault(Fault),
+}
+
+/// Ways the hook itself fails (hooks/fault.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    Panic,
+    Abort,
+    Segv,
+    StackOverflow,
+    Oom,
+    Kill,
+    Hang,
+    Stop,
+    Exit1,
+    BadJson,
+}
+
+impl Fault {
+    pub const ALL: [Fault; 10] = [
+        Fault::Panic,
+        Fault::Abort,
+        Fault::Segv,
+        Fault::StackOverflow,
+        Fault::Oom,
+        Fault::Kill,
+        Fault::Hang,
+        Fault::Stop,
+        Fault::Exit1,
+        Fault::BadJson,
+    ];
+
+    /// The `SHELLGATE_FAULT` value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::Panic => "panic",
+            Fault::Abort => "abort",
+            Fault::Segv => "segv",
+            Fault::StackOverflow => "stackoverflow",
+            Fault::Oom => "oom",
+            Fault::Kill => "kill",
+            Fault::Hang => "hang",
+            Fault::Stop => "stop",
+            Fault::Exit1 => "exit1",
+            Fault::BadJson => "badjson",
+        }
+    }
 }
 
 impl Scenario {
@@ -197,6 +252,8 @@ impl Scenario {
             Scenario::Probe(p) => format!("probe-{}", p.name()),
             Scenario::Events => "events".into(),
             Scenario::Sandboxed => "sandboxed".into(),
+            Scenario::Fault(f) => format!("fault-{}", f.name()),
+            Scenario::AskInteractive => "ask-interactive".into(),
         }
     }
 
@@ -215,8 +272,11 @@ impl Scenario {
     fn expect(self) -> Expect {
         match self {
             Scenario::Allow | Scenario::Events | Scenario::Sandboxed => Expect::Runs,
-            Scenario::Deny | Scenario::Ask | Scenario::BadHome => Expect::Blocked,
+            Scenario::Deny | Scenario::Ask | Scenario::BadHome | Scenario::Fault(_) => {
+                Expect::Blocked
+            }
             Scenario::Probe(_) => Expect::Fact,
+            Scenario::AskInteractive => Expect::AskedThenRuns,
         }
     }
 }
@@ -227,6 +287,8 @@ pub enum Expect {
     Blocked,
     /// Records what the host does; never fails the suite.
     Fact,
+    /// Not run while the host's dialog waits for the human; run after yes.
+    AskedThenRuns,
 }
 
 impl Expect {
@@ -239,6 +301,7 @@ impl Expect {
             Expect::Runs => "runs",
             Expect::Blocked => "blocked",
             Expect::Fact => "(fact)",
+            Expect::AskedThenRuns => "ask>yes",
         }
     }
 }
@@ -246,11 +309,12 @@ impl Expect {
 /// A change the harness makes after the plain install.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Variant {
-    /// The configuration exactly as `shellgate install` wrote it.
+    /// The configuration exactly as `shellgate install` wrote it (for
+    /// Codex: with the hook's trust `install` records; when the harness
+    /// replaces or adds a handler, it trusts those with the reference
+    /// recipe of tests/e2e/codex_trust.rs, as Codex's `/hooks` screen
+    /// would).
     Plain,
-    /// Codex: the hooks' trust recorded the way Codex's `/hooks` screen
-    /// does (what a fixed `install codex` must do).
-    Trust,
     /// Claude Code: `onFailure` removed from the handler (does the host
     /// block on a failing hook by default?).
     NoOnFailure,
@@ -260,7 +324,6 @@ impl Variant {
     fn suffix(self) -> &'static str {
         match self {
             Variant::Plain => "",
-            Variant::Trust => "+trust",
             Variant::NoOnFailure => "+no-onfailure",
         }
     }
@@ -303,6 +366,9 @@ pub struct Outcome {
     pub notes: Vec<String>,
     /// Harness checks that failed (always a failure).
     pub harness_errors: Vec<String>,
+    /// Interactive ask: the gate asked and the command had not run while
+    /// the host's dialog was open.
+    pub asked_first: Option<bool>,
 }
 
 pub struct Settings {
@@ -338,6 +404,36 @@ fn short(s: &str, n: usize) -> String {
         format!("{}…", one.chars().take(n).collect::<String>())
     } else {
         one
+    }
+}
+
+/// The environment variable that marks every process of one case.
+const CASE_MARK: &str = "SHELLGATE_E2E_CASE";
+
+/// Kill the processes this harness started for a case that left their
+/// process group (a host in a pseudo-terminal runs in a session of its
+/// own): those whose environment carries `SHELLGATE_E2E_CASE=<mark>`.
+fn kill_marked(mark: &str) {
+    let needle = format!("{CASE_MARK}={mark}");
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return;
+    };
+    let own = std::process::id().to_string();
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if name == own || !name.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(env) = fs::read(e.path().join("environ")) else {
+            continue;
+        };
+        if env.split(|b| *b == 0).any(|v| v == needle.as_bytes()) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &name])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
     }
 }
 
@@ -551,19 +647,31 @@ fn logger_script(dir: &Path) -> String {
 
 // ----- Codex: trust and hooks/list -----------------------------------------
 
-/// Record trust for every handler of `~/.codex/hooks.json`, as Codex's
-/// `/hooks` screen does. Returns the entries written.
-fn codex_trust_all(home: &Path) -> Result<Vec<(String, String)>, String> {
+/// The trust entries of `~/.codex/hooks.json` by the reference recipe.
+fn codex_reference_entries(home: &Path) -> Result<Vec<(String, String)>, String> {
     let path = home.join(".codex").join("hooks.json");
     let doc = read_json(&path)?;
-    let entries = codex_trust::trust_entries(&path.display().to_string(), &doc);
+    Ok(codex_trust::trust_entries(
+        &path.display().to_string(),
+        &doc,
+    ))
+}
+
+/// Record trust for every handler of `~/.codex/hooks.json`, as Codex's
+/// `/hooks` screen does (entries already there are overwritten). Returns
+/// the entries written.
+fn codex_trust_all(home: &Path) -> Result<Vec<(String, String)>, String> {
+    let entries = codex_reference_entries(home)?;
     if entries.is_empty() {
         return Err("no Codex hook to trust".into());
     }
     let cfg = home.join(".codex").join("config.toml");
-    let mut text = fs::read_to_string(&cfg).map_err(|e| e.to_string())?;
-    text.push_str(&codex_trust::toml_state(&entries));
-    write(&cfg, &text)?;
+    let text = fs::read_to_string(&cfg).map_err(|e| e.to_string())?;
+    let mut doc: toml_edit::DocumentMut = text.parse().map_err(|e| format!("config.toml: {e}"))?;
+    for (key, hash) in &entries {
+        doc["hooks"]["state"][key.as_str()]["trusted_hash"] = toml_edit::value(hash.as_str());
+    }
+    write(&cfg, &doc.to_string())?;
     Ok(entries)
 }
 
@@ -621,7 +729,10 @@ pub fn codex_hooks_list(
 
 const PROMPT: &str = "Please run the shell command you are given by the test.";
 
+const CLAUDE_KEY: &str = "sk-ant-mock-key";
+
 fn host_command(s: &Settings, case: &Case, home: &Path, proj: &Path, port: u16) -> Command {
+    let interactive = case.scenario == Scenario::AskInteractive;
     let mut c = Command::new(case.host.exe(&s.hosts_dir));
     c.env_clear()
         .env("PATH", &s.path_var)
@@ -634,12 +745,16 @@ fn host_command(s: &Settings, case: &Case, home: &Path, proj: &Path, port: u16) 
     match case.host {
         Host::Claude | Host::ClaudeOld => {
             c.env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{port}"))
-                .env("ANTHROPIC_API_KEY", "sk-ant-mock-key")
+                .env("ANTHROPIC_API_KEY", CLAUDE_KEY)
                 .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
                 .env("DISABLE_AUTOUPDATER", "1")
                 .env("DISABLE_TELEMETRY", "1")
-                .env("DISABLE_ERROR_REPORTING", "1")
-                .args(["-p", PROMPT, "--output-format", "json", "--max-turns", "4"]);
+                .env("DISABLE_ERROR_REPORTING", "1");
+            if interactive {
+                c.arg(PROMPT);
+            } else {
+                c.args(["-p", PROMPT, "--output-format", "json", "--max-turns", "4"]);
+            }
             match case.mode {
                 Mode::On => {
                     c.args(["--permission-mode", "default"]);
@@ -670,8 +785,12 @@ fn host_command(s: &Settings, case: &Case, home: &Path, proj: &Path, port: u16) 
         Host::Gemini => {
             c.env("GEMINI_API_KEY", "mock-key")
                 .env("GOOGLE_GEMINI_BASE_URL", format!("http://127.0.0.1:{port}"))
-                .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
-                .args(["-p", PROMPT, "--output-format", "json"]);
+                .env("GEMINI_CLI_TRUST_WORKSPACE", "true");
+            if interactive {
+                c.args(["-i", PROMPT]);
+            } else {
+                c.args(["-p", PROMPT, "--output-format", "json"]);
+            }
             if case.mode == Mode::Bypass {
                 c.arg("--yolo");
             }
@@ -740,7 +859,7 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
     shellgate(s, &home, &proj, &["install", case.host.gate_name()], &log)?;
 
     match case.scenario {
-        Scenario::Allow | Scenario::Events => {
+        Scenario::Allow | Scenario::Events | Scenario::Fault(_) => {
             shellgate(
                 s,
                 &home,
@@ -773,9 +892,9 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
             let _ = fs::remove_dir_all(&state);
             write(&state, "not a directory: the gate's state is unusable\n")?;
         }
-        Scenario::Ask => {
+        Scenario::Ask | Scenario::AskInteractive => {
             // An unapproved `touch` in the project would run sandboxed where
-            // the host can rewrite (SPEC §18): this scenario is the ask.
+            // the host can rewrite (SPEC §18): these scenarios are the ask.
             write(
                 &home.join(".shellgate").join("config").join("policy.toml"),
                 "[audiences.personal]\nsandbox = \"off\"\n",
@@ -809,9 +928,18 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
     if case.host == Host::Codex {
         let codex = case.host.exe(&s.hosts_dir);
         let env = codex_env(s, &home);
-        let mut written = Vec::new();
-        if case.variant == Variant::Trust {
-            written = codex_trust_all(&home)?;
+        // After a plain install, Codex must already trust shellgate's hook
+        // with exactly the hash the reference recipe computes; when the
+        // harness edited the handlers (probes, loggers), it trusts them.
+        let edited = matches!(case.scenario, Scenario::Probe(_) | Scenario::Events);
+        let written = if edited {
+            codex_trust_all(&home)?
+        } else {
+            codex_reference_entries(&home)?
+        };
+        if written.is_empty() {
+            out.harness_errors
+                .push("no shellgate hook in ~/.codex/hooks.json after install".into());
         }
         match codex_hooks_list(&codex, &env, &proj) {
             Ok(v) => {
@@ -849,7 +977,10 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
                     });
                     if !ok {
                         out.harness_errors.push(format!(
-                            "trust recipe: Codex does not report {key} as trusted with {hash}"
+                            "trust: Codex does not report {key} as trusted with {hash} ({})",
+                            seen.and_then(|h| h.get("trustStatus"))
+                                .and_then(Value::as_str)
+                                .unwrap_or("not listed")
                         ));
                     }
                 }
@@ -858,9 +989,137 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
         }
     }
 
+    if case.scenario == Scenario::AskInteractive {
+        run_interactive(s, case, &home, &proj, mock.port, &dir, &mut out)?;
+    } else {
+        run_batch(s, case, &home, &proj, mock.port, &dir, &mut out)?;
+    }
+
+    let reqs = mock.requests();
+    drop(mock);
+    finish(&home, &dir, &reqs, &mut out)?;
+    Ok(out)
+}
+
+/// A shell word.
+fn sh_word(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The host in a pseudo-terminal (`script`), as a human starts it; the
+/// gate's ask is answered with Enter (the dialog's first option: yes).
+fn run_interactive(
+    s: &Settings,
+    case: &Case,
+    home: &Path,
+    proj: &Path,
+    port: u16,
+    dir: &Path,
+    out: &mut Outcome,
+) -> Result<(), String> {
+    if matches!(case.host, Host::Claude | Host::ClaudeOld) {
+        // Past the first-run screens: onboarding done, the project
+        // trusted, the API key accepted.
+        let tail: String = {
+            let chars: Vec<char> = CLAUDE_KEY.chars().collect();
+            chars[chars.len().saturating_sub(20)..].iter().collect()
+        };
+        let mut projects = serde_json::Map::new();
+        projects.insert(
+            proj.display().to_string(),
+            json!({"hasTrustDialogAccepted": true, "allowedTools": []}),
+        );
+        write_json(
+            &home.join(".claude.json"),
+            &json!({"hasCompletedOnboarding": true, "theme": "dark",
+                    "customApiKeyResponses": {"approved": [tail], "rejected": []},
+                    "projects": projects}),
+        )?;
+    }
+    let inner = host_command(s, case, home, proj, port);
+    let mut line = String::from("stty rows 50 cols 160; exec");
+    line.push(' ');
+    line.push_str(&sh_word(&inner.get_program().to_string_lossy()));
+    for a in inner.get_args() {
+        line.push(' ');
+        line.push_str(&sh_word(&a.to_string_lossy()));
+    }
+    let mut cmd = Command::new("script");
+    cmd.args(["-qfec", &line, "/dev/null"]).env_clear();
+    for (k, v) in inner.get_envs() {
+        if let Some(v) = v {
+            cmd.env(k, v);
+        }
+    }
+    let mark = dir.display().to_string();
+    cmd.env("TERM", "xterm-256color")
+        .env(CASE_MARK, &mark)
+        .current_dir(proj)
+        .stdin(Stdio::piped())
+        .stdout(fs::File::create(dir.join("host.stdout")).map_err(|e| e.to_string())?)
+        .stderr(fs::File::create(dir.join("host.stderr")).map_err(|e| e.to_string())?)
+        .process_group(0);
+    let start = Instant::now();
+    let mut child = cmd.spawn().map_err(|e| format!("spawn script: {e}"))?;
+    let pgid = child.id();
+    let marker = proj.join(case.scenario.marker());
+    let mut stdin = child.stdin.take();
+    // 1. The gate asks.
+    let asked = loop {
+        if audit_decisions(home).iter().any(|d| d.contains(":ask(")) {
+            break true;
+        }
+        if start.elapsed() > Duration::from_secs(60) || marker.exists() {
+            break false;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    // 2. The host waits for the human: nothing runs meanwhile.
+    std::thread::sleep(Duration::from_secs(4));
+    let waited = asked && !marker.exists();
+    out.asked_first = Some(waited);
+    let _ = fs::copy(dir.join("host.stdout"), dir.join("screen-at-ask.txt"));
+    // 3. The human says yes.
+    if let Some(si) = stdin.as_mut() {
+        let _ = si.write_all(b"\r");
+        let _ = si.flush();
+    }
+    let answered = Instant::now();
+    while !marker.exists() && answered.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // The PostToolUse hook runs right after the tool.
+    std::thread::sleep(Duration::from_secs(3));
+    out.ran = marker.exists();
+    out.secs = start.elapsed().as_secs_f64();
+    drop(stdin);
+    kill_group(pgid);
+    let _ = child.kill();
+    let _ = child.wait();
+    kill_marked(&mark);
+    if !asked {
+        out.notes.push("the gate did not ask within 60 s".into());
+    }
+    Ok(())
+}
+
+/// The host run non-interactively, with a deadline.
+fn run_batch(
+    s: &Settings,
+    case: &Case,
+    home: &Path,
+    proj: &Path,
+    port: u16,
+    dir: &Path,
+    out: &mut Outcome,
+) -> Result<(), String> {
     let stdout = fs::File::create(dir.join("host.stdout")).map_err(|e| e.to_string())?;
     let stderr = fs::File::create(dir.join("host.stderr")).map_err(|e| e.to_string())?;
-    let mut cmd = host_command(s, case, &home, &proj, mock.port);
+    let mut cmd = host_command(s, case, home, proj, port);
+    if let Scenario::Fault(f) = case.scenario {
+        // The hosts pass their environment on to hooks.
+        cmd.env("SHELLGATE_FAULT", f.name());
+    }
     cmd.stdin(Stdio::null())
         .stdout(stdout)
         .stderr(stderr)
@@ -893,22 +1152,28 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
                 .push("the command ran, but not inside the sandbox".into());
         }
     }
+    Ok(())
+}
 
-    let reqs = mock.requests();
-    drop(mock);
+fn finish(
+    home: &Path,
+    dir: &Path,
+    reqs: &[super::mock::Recorded],
+    out: &mut Outcome,
+) -> Result<(), String> {
     out.tool_calls = reqs
         .iter()
         .filter(|r| r.answered.starts_with("tool_call:"))
         .count();
     out.tool_result = reqs.iter().flat_map(|r| r.tool_results()).next();
     let mut lines = String::new();
-    for r in &reqs {
+    for r in reqs {
         let v = json!({"method": r.method, "path": r.path, "answered": r.answered, "body": r.body});
         lines.push_str(&v.to_string());
         lines.push('\n');
     }
     write(&dir.join("requests.jsonl"), &lines)?;
-    out.decisions = audit_decisions(&home);
+    out.decisions = audit_decisions(home);
     out.hook_calls = count_lines(&dir.join("probe.log")) + count_lines(&dir.join("events.jsonl"));
     if out.tool_calls == 0 {
         out.notes.push(format!(
@@ -920,7 +1185,7 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
                 .join(", ")
         ));
     }
-    Ok(out)
+    Ok(())
 }
 
 // ----- the matrix ------------------------------------------------------------
@@ -944,6 +1209,10 @@ pub fn cases(full: bool) -> Vec<Case> {
         ] {
             scen.push(Scenario::Probe(p));
         }
+        for f in Fault::ALL {
+            scen.push(Scenario::Fault(f));
+        }
+        scen.push(Scenario::AskInteractive);
     }
     let mut out = Vec::new();
     for (host, variant) in [
@@ -951,23 +1220,32 @@ pub fn cases(full: bool) -> Vec<Case> {
         (Host::Claude, Variant::NoOnFailure),
         (Host::ClaudeOld, Variant::Plain),
         (Host::Codex, Variant::Plain),
-        (Host::Codex, Variant::Trust),
         (Host::Gemini, Variant::Plain),
     ] {
         for mode in [Mode::On, Mode::Bypass] {
             for sc in &scen {
                 let probe = matches!(sc, Scenario::Probe(_));
+                let fault = matches!(sc, Scenario::Fault(_));
                 let keep = match (host, variant) {
                     // Only Claude Code runs a rewritten command.
                     _ if *sc == Scenario::Sandboxed => {
                         matches!(host, Host::Claude | Host::ClaudeOld) && variant == Variant::Plain
                     }
-                    // An untrusted Codex hook is skipped: probes and event
-                    // logs would say nothing.
-                    (Host::Codex, Variant::Plain) => !probe && *sc != Scenario::Events,
+                    // Codex cannot ask. Claude Code with its own checks on
+                    // (the dialog names the hook); Gemini CLI with --yolo,
+                    // where only the hook's ask can bring up a dialog.
+                    (_, Variant::Plain) if *sc == Scenario::AskInteractive => match host {
+                        Host::Claude | Host::ClaudeOld => mode == Mode::On,
+                        Host::Gemini => mode == Mode::Bypass,
+                        Host::Codex => false,
+                    },
+                    // The hook's own failures: with the host's permissions
+                    // bypassed (only the hook stands between the model and
+                    // the command).
+                    (_, Variant::Plain) if fault => mode == Mode::Bypass,
                     // Without onFailure only the failure probes matter.
                     (_, Variant::NoOnFailure) => probe && *sc != Scenario::Probe(Probe::Exit2),
-                    _ => true,
+                    (_, Variant::Plain) => true,
                 };
                 if keep {
                     out.push(Case {
@@ -1006,7 +1284,14 @@ pub fn judge(case: &Case, r: &Result<Outcome, String>) -> Row {
             }
         }
     };
-    let actual = if o.timed_out {
+    let actual = if expect == Expect::AskedThenRuns {
+        match (o.asked_first, o.ran) {
+            (Some(true), true) => "asked>ran".to_string(),
+            (Some(true), false) => "asked".to_string(),
+            (_, true) => "ran".to_string(),
+            _ => "no-ask".to_string(),
+        }
+    } else if o.timed_out {
         if o.ran {
             "ran+hung".to_string()
         } else {
@@ -1023,7 +1308,45 @@ pub fn judge(case: &Case, r: &Result<Outcome, String>) -> Row {
         Expect::Runs => Some(o.ran && !o.timed_out),
         Expect::Blocked => Some(!o.ran && !o.timed_out && o.tool_calls > 0),
         Expect::Fact => None,
+        Expect::AskedThenRuns => Some(o.asked_first == Some(true) && o.ran),
     };
+    // Where nobody can answer, the agent is told the exact command that
+    // grants the call.
+    let mut extra = Vec::new();
+    if expect == Expect::AskedThenRuns {
+        extra.push(format!(
+            "asked and waited: {}",
+            if o.asked_first == Some(true) {
+                "yes"
+            } else {
+                "NO"
+            }
+        ));
+        // Claude Code: the yes reaches the audit log through PostToolUse.
+        if matches!(case.host, Host::Claude | Host::ClaudeOld)
+            && pass == Some(true)
+            && !o
+                .decisions
+                .iter()
+                .any(|d| d.contains("allow(approved_in_host_dialog)"))
+        {
+            pass = Some(false);
+            extra.push("no approved_in_host_dialog record after the yes".into());
+        }
+    }
+    if case.scenario == Scenario::Ask && pass == Some(true) {
+        let named = o
+            .tool_result
+            .as_deref()
+            .is_some_and(|t| t.contains("shellgate approvals allow 'touch' --dir"));
+        if !named {
+            pass = Some(false);
+            extra.push(
+                "the tool result does not name `shellgate approvals allow 'touch' --dir …`"
+                    .to_string(),
+            );
+        }
+    }
     if !o.harness_errors.is_empty() {
         pass = Some(false);
     }
@@ -1040,6 +1363,7 @@ pub fn judge(case: &Case, r: &Result<Outcome, String>) -> Row {
         detail.push(format!("tool result: {}", short(t, 110)));
     }
     detail.extend(o.notes.iter().cloned());
+    detail.extend(extra);
     detail.extend(o.harness_errors.iter().map(|e| format!("HARNESS: {e}")));
     Row {
         id,
