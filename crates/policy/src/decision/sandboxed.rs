@@ -148,8 +148,18 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
     let safe = call.policy.safe_verbs(ctx.os);
     let mut build = false;
     for (inv, cc) in call.analysis.invocations.iter().zip(call.per_inv.iter()) {
-        // Inner commands (xargs, find -exec) are not modelled here.
-        let cc = cc.as_ref()?;
+        // A runner's command line is judged through the runner; other inner
+        // commands (xargs, find -exec) are not modelled here.
+        let Some(cc) = cc.as_ref() else {
+            if inv
+                .wrappers
+                .first()
+                .is_some_and(|w| w.starts_with("runner:"))
+            {
+                continue;
+            }
+            return None;
+        };
         let f = fit(inv, &ctx.home, safe, &inside);
         if f == Fit::No {
             return None;

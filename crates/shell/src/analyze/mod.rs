@@ -51,7 +51,9 @@ pub struct Invocation {
     pub redirects: Vec<Redirect>,
     /// Effective working directory (§5.1), `None` when unknown or absent.
     pub cwd: Option<String>,
-    /// Wrappers removed, outermost first (basenames).
+    /// Wrappers removed, outermost first (basenames); the command line of a
+    /// runner the model knows is marked `runner:<program>` (it is walked
+    /// ungated, for hard deny; the runner's own invocation is gated).
     pub wrappers: Vec<String>,
     /// Part of what the call must authorize. Inner commands of `xargs`,
     /// `find -exec` or a literal `eval` are only checked for hard deny.

@@ -118,12 +118,6 @@ pub fn concerns_hard_deny(base: &str) -> bool {
         "pkexec",
         "run0",
         "sudoedit",
-        "bash",
-        "sh",
-        "zsh",
-        "dash",
-        "ksh",
-        "fish",
         "rm",
         "dd",
         "shred",
@@ -144,28 +138,11 @@ pub fn concerns_hard_deny(base: &str) -> bool {
         "ncat",
         "netcat",
         "socat",
-        "chmod",
-        "chown",
-        "chgrp",
         "shutdown",
         "reboot",
         "poweroff",
         "halt",
-        "init",
         "systemctl",
-        "find",
-        "xargs",
-        "eval",
-        "exec",
-        "env",
-        "busybox",
-        "toybox",
-        "python",
-        "python3",
-        "perl",
-        "ruby",
-        "node",
-        "php",
     ];
     NAMES.contains(&base) || base.starts_with("mkfs")
 }
@@ -267,16 +244,79 @@ impl Walker<'_> {
                 match first.literal() {
                     Some(prog) => {
                         let b = basename(&prog).to_ascii_lowercase();
-                        if concerns_hard_deny(&b) {
+                        // Shells count when they run a command string.
+                        let shell_c = crate::verbs::is_shell(&b)
+                            && inner.iter().skip(1).any(|w| {
+                                w.literal().is_some_and(|v| {
+                                    v.starts_with('-') && !v.starts_with("--") && v.contains('c')
+                                })
+                            });
+                        if concerns_hard_deny(&b) || shell_c {
                             self.reason(&format!("runner_runs:{b}"));
                         }
                     }
                     None => self.reason("dynamic_verb"),
                 }
+                let first = self.out.invocations.len();
                 self.ungated_argv(inner, own_cwd, start);
+                // Marked as a runner's command line: what it runs is judged
+                // through the runner (its verb, the sandbox's fit).
+                for inv in self.out.invocations.iter_mut().skip(first) {
+                    inv.wrappers.insert(0, format!("runner:{}", p.program.id));
+                }
             }
         }
         uncovered
+    }
+
+    /// A program the model does not know may run its arguments as a
+    /// command (`taskset 1 rm -rf /`, `mytool exec -- sudo …`): any argv
+    /// suffix that starts with a program hard deny concerns is checked for
+    /// hard deny, and the call is complex (§15.20). Builtins, side-effect
+    /// verbs and path-aware verbs keep their own meaning.
+    pub(super) fn unknown_runner(
+        &mut self,
+        base: &str,
+        argv: &[Word],
+        own_cwd: Option<&str>,
+        start: usize,
+    ) {
+        if crate::verbs::is_side_effect(base)
+            || crate::verbs::is_path_aware(base)
+            || crate::verbs::is_single_token(base)
+            || crate::verbs::pure_builtin(argv, false)
+            || matches!(
+                base,
+                "cd" | "pushd"
+                    | "popd"
+                    | "export"
+                    | "unset"
+                    | "set"
+                    | "alias"
+                    | "source"
+                    | "."
+                    | "eval"
+                    | "exec"
+                    | "trap"
+                    | "read"
+                    | "shellgate"
+            )
+        {
+            return;
+        }
+        for (i, w) in argv.iter().enumerate().skip(1) {
+            let Some(v) = w.literal() else { continue };
+            let b = basename(&v).to_ascii_lowercase();
+            if concerns_hard_deny(&b) {
+                self.reason(&format!("runner_runs:{b}"));
+                let first = self.out.invocations.len();
+                self.ungated_argv(argv[i..].to_vec(), own_cwd, start);
+                for inv in self.out.invocations.iter_mut().skip(first) {
+                    inv.wrappers.insert(0, format!("runner:{base}"));
+                }
+                return;
+            }
+        }
     }
 
     /// The command's own directory after options that change it

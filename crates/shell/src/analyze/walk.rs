@@ -415,7 +415,11 @@ impl<'e> Walker<'e> {
                 let unc = self.model_reasons(reading, &argv, own_cwd.as_deref(), s.start, ctx);
                 (own_cwd, unc)
             }
-            None => (self.dir_overrides(&base, &argv, own_cwd), Vec::new()),
+            None => {
+                let own_cwd = self.dir_overrides(&base, &argv, own_cwd);
+                self.unknown_runner(&base, &argv, own_cwd.as_deref(), s.start);
+                (own_cwd, Vec::new())
+            }
         };
 
         // Fork bomb: a function calling itself through a pipe or `&`.
