@@ -243,6 +243,17 @@ fn model_words(inv: &Invocation) -> Option<(Vec<ModelWord>, Vec<usize>)> {
                 continue;
             }
             if let Some(w) = word_at(v.at, v.offset) {
+                // `git log -L START,END:FILE`, `:N:FILE`: the file is the
+                // part after the last `:` (the range is not a path, §15.8).
+                let w = match (o.opt.value, w.literal()) {
+                    (Role::Pathspec, Some(t)) if t.contains(':') => {
+                        match t.rsplit(':').next().filter(|f| !f.is_empty()) {
+                            Some(f) => Word::static_text(f, w.start, false),
+                            None => continue,
+                        }
+                    }
+                    _ => w,
+                };
                 out.push(ModelWord {
                     word: w,
                     role: o.opt.value,

@@ -209,6 +209,9 @@ pub fn fit(
     if network_or_worse(&parsed) {
         return Fit::No;
     }
+    if prog.id == "git" {
+        return git_fit(&parsed, &args);
+    }
     let leaf = parsed.leaf();
     match leaf.kind {
         Kind::Build => {
@@ -408,6 +411,38 @@ fn network_or_worse(p: &Parsed) -> bool {
         }
     }
     false
+}
+
+/// git's local writes (SPEC §18 edits): staging, committing, switching and
+/// creating branches, stashing, moving and removing tracked files — they
+/// change only the project's working tree and `.git` (whose config, hooks
+/// and info the sandbox keeps read-only), and git can undo them. Anything
+/// with a modifier (`--hard`, `-D`, `--force`, paths mode of checkout) or
+/// an option no grant covers is not an edit here.
+fn git_fit(p: &Parsed, args: &[Arg]) -> Fit {
+    const LOCAL: &[&str] = &["add", "commit", "switch", "stash", "mv", "rm", "restore"];
+    let Some(sub) = p.nodes.get(1).and_then(|n| n.names.first()).copied() else {
+        return Fit::No;
+    };
+    let deeper = p.nodes.get(2).and_then(|n| n.names.first()).copied();
+    let ok_sub = LOCAL.contains(&sub)
+        && match (sub, deeper) {
+            ("stash", None | Some("push") | Some("pop") | Some("apply") | Some("list") | Some("show")) => true,
+            ("stash", _) => false,
+            _ => true,
+        };
+    // `git restore` only of the index (`--staged` without `--worktree`).
+    let restore_ok = sub != "restore" || (p.has("--staged") && !p.has("--worktree"));
+    if !ok_sub
+        || !restore_ok
+        || !judge::modifiers(p).is_empty()
+        || judge::paths_mode(p, args)
+        || !judge::uncovered(p, args).is_empty()
+        || !p.problems.is_empty()
+    {
+        return Fit::No;
+    }
+    Fit::Edit
 }
 
 /// Build runs that fetch and run code nobody reviewed, or replace the

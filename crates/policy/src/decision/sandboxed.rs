@@ -179,8 +179,29 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
         }
         // A word known only at run time could name anything; only an
         // option's value may be dynamic (`-j$(nproc)`).
-        let dynamic_operand = inv.argv.iter().any(|w| {
-            w.expanded(&ctx.home).is_none() && !w.static_prefix(&ctx.home).0.starts_with('-')
+        // The model knows which words are text (`git commit -m "$(cat …)"`):
+        // a dynamic message is not a path.
+        let text_values: Vec<usize> = inv
+            .reading
+            .as_ref()
+            .map(|r| {
+                r.parsed
+                    .opts
+                    .iter()
+                    .filter(|o| {
+                        matches!(
+                            o.opt.value,
+                            shellgate_programs::Role::Text | shellgate_programs::Role::Pattern
+                        )
+                    })
+                    .filter_map(|o| o.value.map(|v| v.at + 1))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let dynamic_operand = inv.argv.iter().enumerate().any(|(i, w)| {
+            w.expanded(&ctx.home).is_none()
+                && !w.static_prefix(&ctx.home).0.starts_with('-')
+                && !text_values.contains(&i)
         });
         if dynamic_operand {
             return None;

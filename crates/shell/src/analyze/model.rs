@@ -300,6 +300,24 @@ impl Walker<'_> {
                     | "trap"
                     | "read"
                     | "shellgate"
+                    // Hard deny reads these itself (their subcommands are
+                    // not programs: `systemctl halt --when cancel`).
+                    | "systemctl"
+                    | "loginctl"
+                    | "service"
+                    | "launchctl"
+                    | "kill"
+                    | "pkill"
+                    | "killall"
+                    | "pgrep"
+                    | "shutdown"
+                    | "init"
+                    | "telinit"
+                    | "sudo"
+                    | "doas"
+                    | "su"
+                    | "pkexec"
+                    | "run0"
             )
         {
             return;
