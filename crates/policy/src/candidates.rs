@@ -299,6 +299,40 @@ fn model_words(inv: &Invocation) -> Option<(Vec<ModelWord>, Vec<usize>)> {
     Some((out, covered))
 }
 
+/// A `$NAME`/`${NAME}` reference to a variable whose name says it holds a
+/// credential.
+fn names_secret_variable(raw: &str) -> bool {
+    let mut rest = raw;
+    while let Some(i) = rest.find('$') {
+        rest = &rest[i + 1..];
+        let name: String = rest
+            .trim_start_matches('{')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let up = name.to_ascii_uppercase();
+        if [
+            "SECRET",
+            "TOKEN",
+            "PASSW",
+            "PASSWD",
+            "API_KEY",
+            "APIKEY",
+            "PRIVATE",
+            "CREDENTIAL",
+            "AUTH",
+            "ACCESS_KEY",
+            "SESSION_KEY",
+        ]
+        .iter()
+        .any(|k| up.contains(k))
+        {
+            return true;
+        }
+    }
+    false
+}
+
 /// A word of a command line a runner runs counts as a path when it looks
 /// like one (the runner's program is judged by hard deny and its verb).
 fn argv_word_is_path(w: &Word, r: &Resolver) -> bool {
@@ -319,6 +353,25 @@ pub fn for_invocation(
     r: &Resolver,
     reasons: &mut Vec<String>,
 ) -> Option<CommandCandidates> {
+    // An unquoted glob that would expand to an option (a file named
+    // `--pre=sh` next to `rg TODO *`) changes the argv that runs (§15.12).
+    if !is_side_effect(&inv.program().unwrap_or_default()) {
+        let after_dashdash = inv
+            .reading
+            .as_ref()
+            .and_then(|r| r.parsed.dashdash)
+            .map(|d| d + 1);
+        for (i, w) in inv.argv.iter().enumerate().skip(1) {
+            if !w.glob || after_dashdash.is_some_and(|d| i > d) {
+                continue;
+            }
+            let v = w.lossy_value();
+            if crate::globs::may_expand_to_option(&v, inv.cwd.as_deref(), r.fs) {
+                reasons.push("glob_expands_to_option".into());
+                break;
+            }
+        }
+    }
     let v = inv.verb()?;
     // A command with an option or program text no grant covers names
     // nothing that may be persisted (SPEC §15.12, §15.15).
@@ -372,7 +425,35 @@ pub fn for_invocation(
         }
     }
 
+    // Paths in leading assignment values are touched too (§15.4):
+    // `OUT=~/.claude/settings.json make` may write there.
+    for (_, w) in &inv.assigns {
+        let v = w.lossy_value();
+        let home_start = matches!(w.segs.first(), Some(Seg::Home));
+        if !(is_path_like(&v, r.windows) || home_start) {
+            continue;
+        }
+        if let Res::Path(Some(res)) = r.resolve(w, cwd) {
+            if !is_exempt(&res.path) {
+                touches.push(Touch {
+                    path: res.path,
+                    kind: TouchKind::Operand,
+                    scope: res.scope,
+                    role: Some(Role::Any),
+                });
+            }
+        }
+    }
     let side_effect_verb = is_side_effect(&program) || verbs::pure_builtin(&inv.argv, r.windows);
+    // Printing a credential (`echo $AWS_SECRET_ACCESS_KEY`) is not a pure
+    // side effect: the command asks in its directory (§8.1a).
+    let prints_secret = side_effect_verb
+        && inv
+            .argv
+            .iter()
+            .skip(1)
+            .any(|w| names_secret_variable(&w.raw));
+    let side_effect_verb = side_effect_verb && !prints_secret;
     let path_aware = is_path_aware(&base);
     let mut dirs: Vec<Option<String>> = Vec::new();
 

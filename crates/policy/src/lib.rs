@@ -25,6 +25,7 @@ pub mod candidates;
 pub mod config;
 pub mod decision;
 pub mod fs;
+pub mod globs;
 pub mod hard_deny;
 pub mod model;
 pub mod prompt;

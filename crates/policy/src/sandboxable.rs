@@ -427,7 +427,10 @@ fn git_fit(p: &Parsed, args: &[Arg]) -> Fit {
     let deeper = p.nodes.get(2).and_then(|n| n.names.first()).copied();
     let ok_sub = LOCAL.contains(&sub)
         && match (sub, deeper) {
-            ("stash", None | Some("push") | Some("pop") | Some("apply") | Some("list") | Some("show")) => true,
+            (
+                "stash",
+                None | Some("push") | Some("pop") | Some("apply") | Some("list") | Some("show"),
+            ) => true,
             ("stash", _) => false,
             _ => true,
         };

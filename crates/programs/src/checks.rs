@@ -81,7 +81,12 @@ pub fn remote_name(text: &str) -> Result<(), String> {
 
 /// A refspec that neither forces (`+`) nor names another destination (`a:b`).
 pub fn refspec(text: &str) -> Result<(), String> {
-    if text.starts_with('+') || text.contains(':') || text.starts_with('-') {
+    // `refs/heads/*` pushes every branch, like `--all`.
+    if text.starts_with('+')
+        || text.contains(':')
+        || text.starts_with('-')
+        || text.contains(['*', '?', '['])
+    {
         Err(format!("refspec `{text}` forces or renames"))
     } else {
         Ok(())
@@ -294,6 +299,15 @@ pub fn awk(prog: &str) -> Result<(), String> {
             continue;
         }
         if ch == '/' && !after_operand {
+            let mut j = i;
+            while j > 0 && c[j - 1].is_whitespace() {
+                j -= 1;
+            }
+            if j >= 2 && (c[j - 2..j] == ['+', '+'] || c[j - 2..j] == ['-', '-']) {
+                return err("`/` after ++ or -- is division in some awks and a regex in others");
+            }
+        }
+        if ch == '/' && !after_operand {
             i += 1;
             let mut class = false;
             while i < n && (c[i] != '/' || class) {
@@ -460,7 +474,9 @@ pub fn jq(prog: &str) -> Result<(), String> {
                     i += 1;
                 }
                 let word: String = c[start..i].iter().collect();
-                if BAD.contains(&word.as_str()) {
+                // `.env` is a field, not the builtin.
+                let field = start > 0 && c[start - 1] == '.';
+                if !field && BAD.contains(&word.as_str()) {
                     return Err(format!("jq filter uses {word}"));
                 }
             }
@@ -586,6 +602,7 @@ mod tests {
             "BEGIN{ARGV[1]=\"/etc/shadow\"}",
             "{printf \"%s\", $1 >> \"f\"}",
             "{close(\"x\")}",
+            "{x++ / 1 / 1; system(\"id\")}",
             "{print PROCINFO[\"pid\"]}",
         ] {
             assert!(awk(bad).is_err(), "{bad} should fail");

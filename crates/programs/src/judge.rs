@@ -4,7 +4,7 @@
 
 use crate::argv::{Arg, Operand, Parsed, Problem, ValueAt};
 use crate::checks;
-use crate::spec::{fx, Arity, Form, Node, Role, Slot};
+use crate::spec::{fx, Arity, Form, Kind, Node, Role, Slot};
 
 /// A path-or-text word the command uses, with its role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +29,9 @@ pub struct ReadOnly {
     /// Every word the command reads or names, with its role in the form.
     pub uses: Vec<Use>,
 }
+
+/// Devices whose writes are no writes (SPEC §5.3).
+pub const EXEMPT_DEVICES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
 
 /// Effects that keep an option out of every read-only form.
 const BAD_EFFECTS: u32 = fx::UNSAFE
@@ -118,6 +121,12 @@ fn try_form(
     let slots: &'static [Slot] = form.and_then(|f| f.operands).unwrap_or(node.operands);
     let ops: Vec<Operand> = p.operands_with(slots);
     for op in &ops {
+        // Writing the null device or the terminal's streams writes nothing
+        // (`tee /dev/null`, SPEC §8.1a).
+        let exempt = matches!(args.get(op.at), Some(Arg::Static(t)) if EXEMPT_DEVICES.contains(t));
+        if exempt && op.role.writes() {
+            continue;
+        }
         if !role_safe(op.role) {
             return Err(NotSafe(format!("operand {} is not read-only", op.at + 1)));
         }
@@ -216,6 +225,16 @@ pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
     let leaf = p.leaf();
     for pr in &p.problems {
         match pr {
+            // An option naming a package source, even where the model
+            // tolerates unknown options (`npm i --@evil:registry=URL`).
+            Problem::Unknown { text, .. }
+                if matches!(leaf.kind, Kind::Installer | Kind::Build)
+                    && ["registry", "index", "source", "--@", "proxy"]
+                        .iter()
+                        .any(|k| text.contains(k)) =>
+            {
+                out.push(format!("package_source:{name}:{text}"))
+            }
             Problem::Unknown { text, .. } if leaf.complete => {
                 out.push(format!("unknown_option:{name}:{text}"))
             }
@@ -239,6 +258,11 @@ pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
         }
         if o.opt.has(fx::ONESHOT) {
             out.push(format!("oneshot_option:{name}:{}", o.opt.name));
+        }
+        // A list of files named elsewhere (`--files0-from`, `tar -T`): what
+        // it reads is not what the human saw (§15.2).
+        if o.opt.arity != Arity::None && o.opt.value == Role::FileList {
+            out.push(format!("file_list:{name}:{}", o.opt.name));
         }
     }
     // Program text (sed scripts, awk programs, jq filters) must pass its

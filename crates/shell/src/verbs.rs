@@ -300,9 +300,20 @@ pub fn pure_builtin(argv: &[Word], windows: bool) -> bool {
         }
         "type" => !windows && !args.is_empty() && args.iter().all(|a| !a.contains('/')),
         "hash" => args.first().map(String::as_str) == Some("-t") && args.len() >= 2,
-        "read" | "unset" | "export" | "declare" | "typeset" | "local" | "readonly" | "let" => {
-            names_plain(0)
+        // With no NAME (or `-p`), these print every variable: the agent's
+        // credentials (§8.1a) — not a side effect.
+        "export" | "declare" | "typeset" | "local" | "readonly" => {
+            let names = args
+                .iter()
+                .filter(|a| !a.starts_with('-') && !a.starts_with('+'))
+                .count();
+            names > 0
+                && !args.iter().any(|a| {
+                    a.starts_with('-') && (a.contains('p') || a.contains('f') || a.contains('F'))
+                })
+                && names_plain(0)
         }
+        "read" | "unset" | "let" => !args.is_empty() && names_plain(0),
         _ => false,
     }
 }
@@ -458,13 +469,21 @@ pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Opti
         }
     }
     let _ = walk_from;
+    let mut trimmed = false;
     while tokens.len() > 1 {
         match tokens.last() {
             Some(last) if is_call_specific_value(last) => {
                 tokens.pop();
+                trimmed = true;
             }
             _ => break,
         }
+    }
+    // A push names every ref it sends: a trimmed one (`v1.0`) would ride
+    // on a grant for the others.
+    if trimmed && p.program.id == "git" && p.sub_at.first().and_then(|&a| r.text(a)) == Some("push")
+    {
+        named = false;
     }
     // A bare program whose subcommand the walk could not name.
     if tokens.len() == 1 && !leaf.subs.is_empty() {

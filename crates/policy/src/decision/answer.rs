@@ -22,10 +22,14 @@ pub struct Persist {
 /// Plan what `option` persists for a decision that asked.
 pub fn plan_answer(d: &Decision, option: &str, ctx: &Context) -> Persist {
     let mut p = Persist::default();
+    // Only what still needed a decision is persisted (§12.1, wave 2): a
+    // candidate that was safe (its safety holds only in the safe space) or
+    // already granted is never written — "Always anywhere" on
+    // `make | grep x | head` saves `make`, never `grep`/`head` anywhere.
     let real: Vec<&Candidate> = d
         .candidates
         .iter()
-        .filter(|c| c.status != Status::SideEffect)
+        .filter(|c| c.status == Status::Unapproved)
         .collect();
     let session_dir = paths::normalize(&ctx.session_dir);
     match option {

@@ -102,6 +102,20 @@ pub fn sh_quote(s: &str) -> String {
 }
 
 /// The sandboxed layer: `true` when the call is now allowed `sandboxed`.
+/// Build targets that publish, deploy or release: they need the network
+/// (which the sandbox takes away) and a human wants to see them anyway.
+fn releases(verb: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "deploy", "publish", "release", "upload", "push", "ship", "promote", "rollout", "apply",
+        "destroy", "install",
+    ];
+    verb.split([' ', ':', '-', '_', '/']).skip(1).any(|t| {
+        WORDS
+            .iter()
+            .any(|w| t.eq_ignore_ascii_case(w) || t.to_ascii_lowercase().starts_with(w))
+    })
+}
+
 pub(super) fn sandboxed(call: &ShellCall, out: &mut Decision) -> bool {
     let Some(run) = plan(call, out) else {
         return false;
@@ -160,6 +174,12 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
             }
             return None;
         };
+        // Only what the command shows at its top level runs confined
+        // without a human: not a write hidden in a substitution, not an
+        // option or program text no grant covers, not a release step.
+        if inv.in_substitution || !inv.uncovered.is_empty() || releases(&cc.verb) {
+            return None;
+        }
         let f = fit(inv, &ctx.home, safe, &inside);
         if f == Fit::No {
             return None;

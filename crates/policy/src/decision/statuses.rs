@@ -101,6 +101,24 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
         .filter(|c| !c.named)
         .map(|c| c.verb.clone())
         .collect();
+    // A network client that reads a secret file sends it somewhere
+    // (`curl -d @.env URL`, `curl -T .env`): no grant of the client covers it.
+    for (inv, cc) in call.analysis.invocations.iter().zip(call.per_inv.iter()) {
+        let (Some(r), Some(c)) = (&inv.reading, cc) else {
+            continue;
+        };
+        let network = matches!(r.parsed.leaf().kind, shellgate_programs::Kind::Network)
+            || matches!(r.program().root.kind, shellgate_programs::Kind::Network);
+        let uploads_secret = c.touches.iter().any(|t| {
+            matches!(
+                t.role,
+                Some(shellgate_programs::Role::Read | shellgate_programs::Role::AtFile)
+            ) && super::safe_space::secret_looking(shellgate_shell::paths::basename(&t.path))
+        });
+        if network && uploads_secret && !out.unnamed_verbs.contains(&c.verb) {
+            out.unnamed_verbs.push(c.verb.clone());
+        }
+    }
     out.candidates = call
         .cands
         .iter()

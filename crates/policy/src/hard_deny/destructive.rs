@@ -614,9 +614,12 @@ pub(super) fn unit_matches(u: &XArg, pred: impl Fn(&str) -> bool) -> bool {
     };
     let v = v.to_ascii_lowercase();
     if v.contains(['*', '?', '[']) {
-        return CANDIDATE_UNITS
-            .iter()
-            .any(|cand| super::signals::fnmatch(&v, cand) && pred(cand));
+        // systemctl appends `.service` to a pattern without a unit suffix.
+        let with_suffix = format!("{v}.service");
+        return CANDIDATE_UNITS.iter().any(|cand| {
+            (super::signals::fnmatch(&v, cand) || super::signals::fnmatch(&with_suffix, cand))
+                && pred(cand)
+        });
     }
     pred(&v)
 }

@@ -49,6 +49,8 @@ impl Walker<'_> {
                 crude: true,
                 reading: None,
                 uncovered: Vec::new(),
+                in_substitution: false,
+                assigns: Vec::new(),
             };
             let (unwrapped, _) = unwrap_plain(&inv.argv);
             let base = unwrapped

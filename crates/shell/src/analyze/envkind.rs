@@ -313,8 +313,42 @@ pub fn excused_by_value(name: &str, value: &str) -> bool {
 }
 
 /// Options of options-variables that select no code (`-Xmx2g`,
-/// `detect_leaks=1`).
+/// `detect_leaks=1`, `-O2`).
 fn inert_option(o: &str) -> bool {
+    // C/C++ compiler flags that only tune the build: optimization, debug
+    // info, warnings (not `-Wl,`/`-Wp,`/`-Wa,`, which pass options on),
+    // standard, target, sanitizers, simple macro definitions.
+    let simple = |v: &str| {
+        v.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '='))
+    };
+    if (o.starts_with("-O") && o.len() <= 4)
+        || (o.starts_with("-g") && o.len() <= 8 && simple(o))
+        || (o.starts_with("-W")
+            && !o.starts_with("-Wl,")
+            && !o.starts_with("-Wp,")
+            && !o.starts_with("-Wa,")
+            && simple(o))
+        || (o.starts_with("-std=") && simple(o))
+        || (o.starts_with("-march=") && simple(o))
+        || (o.starts_with("-mtune=") && simple(o))
+        || (o.starts_with("-fsanitize=")
+            && o.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '=' | ',' | '_')))
+        || matches!(
+            o,
+            "-fPIC"
+                | "-fpic"
+                | "-pipe"
+                | "-pthread"
+                | "-fno-omit-frame-pointer"
+                | "-fno-exceptions"
+                | "-fno-rtti"
+        )
+        || (o.starts_with("-D") && simple(&o[2..]) && !o[2..].is_empty())
+    {
+        return true;
+    }
     let jvm = [
         "-Xmx",
         "-Xms",

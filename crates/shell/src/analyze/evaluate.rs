@@ -30,6 +30,9 @@ pub(super) struct Vars {
     pub(super) set: Vec<String>,
     /// A name that makes the rest of the list complex.
     pub(super) poison: Option<String>,
+    /// Names declared integer (`declare -i`): a later assignment to one is
+    /// evaluated as arithmetic.
+    pub(super) integer: Vec<String>,
 }
 
 impl Vars {
@@ -220,9 +223,50 @@ impl Walker<'_> {
                 };
                 let mut i = 1;
                 let mut opts_done = false;
+                // declare -i / -n: values are arithmetic / names, evaluated.
+                let attrs: String = argv
+                    .iter()
+                    .skip(1)
+                    .filter_map(Word::literal)
+                    .take_while(|v| v.starts_with('-') || v.starts_with('+'))
+                    .collect();
+                let integer = attrs.contains('i');
+                let nameref = attrs.contains('n') && base != "read" && base != "unset";
                 while i < argv.len() {
                     let w = &argv[i];
                     let v = w.literal().unwrap_or_default();
+                    // `declare -a 'x=($(cmd))'`: declare re-reads a compound
+                    // or quoted value as an assignment, expansions included.
+                    if base != "read" && base != "unset" && !v.starts_with('-') {
+                        if let Some((_, value)) = v.split_once('=') {
+                            // A compound value `(a b)` is fine when its words are
+                            // plain; anything expandable inside is re-read.
+                            let compound_inner = value
+                                .strip_prefix('(')
+                                .and_then(|v| v.strip_suffix(')'))
+                                .is_some_and(|inner| {
+                                    inner.contains(['(', ')', '[', ']', '{', '\\'])
+                                });
+                            if value.contains(['$', '`']) || compound_inner {
+                                self.reason("evaluating_builtin");
+                            }
+                            if integer && !arith_ok(value, &cwd.vars.numeric) {
+                                self.reason("arithmetic_evaluation");
+                            }
+                            if nameref {
+                                let vw = Word::static_text(value, w.start, false);
+                                if !name_ok(&vw, &cwd.vars.numeric) {
+                                    self.reason("evaluating_builtin");
+                                }
+                            }
+                        }
+                        if integer {
+                            let name = v.split('=').next().unwrap_or("").to_string();
+                            if !cwd.vars.integer.contains(&name) {
+                                cwd.vars.integer.push(name);
+                            }
+                        }
+                    }
                     if !opts_done && v == "--" {
                         opts_done = true;
                     } else if !opts_done && v.starts_with('-') && v.len() > 1 {
@@ -301,6 +345,13 @@ impl Walker<'_> {
                     }
                 }
                 continue;
+            }
+            // `declare -i n; n='a[$(cmd)]'` evaluates the value.
+            if cwd.vars.integer.contains(&a.name) {
+                let t = value.clone().unwrap_or_default();
+                if !arith_ok(&t, &cwd.vars.numeric) {
+                    self.reason("arithmetic_evaluation");
+                }
             }
             cwd.vars.assign(&a.name, value.as_deref());
         }

@@ -55,6 +55,7 @@ impl Walker<'_> {
                             piped_or_async: ctx.piped_or_async,
                             in_function: ctx.in_function.clone(),
                             stdin_words: None,
+                            in_subst: ctx.in_subst,
                         };
                         let first = self.out.invocations.len();
                         self.script(&script, &mut c, &ctx2);
@@ -194,23 +195,36 @@ pub(super) fn shell_c_string(argv: &[Word]) -> ShellC {
     let mut has_c = false;
     let mut i = 1;
     while let Some(w) = argv.get(i) {
-        let Some(v) = w.literal() else { break };
-        if v == "--" {
+        let Some(v) = w.literal() else {
+            // A dynamic word where the `-c` string stands; otherwise it is
+            // the script operand (`bash <(curl …)`).
+            if has_c {
+                return ShellC::Dynamic(w.clone());
+            }
+            break;
+        };
+        if v == "--" || v == "-" {
             i += 1;
             break;
         }
-        if v.starts_with('-') && v.len() > 1 && !v.starts_with("--") {
-            if v[1..].contains('c') {
+        // `-x`, `+e`, clusters such as `-ec` or `+eu`.
+        if (v.starts_with('-') || v.starts_with('+')) && v.len() > 1 && !v.starts_with("--") {
+            if v.starts_with('-') && v[1..].contains('c') {
                 has_c = true;
             }
-            // `-o opt` takes a value.
-            if v == "-o" || v == "+o" {
+            // `-o opt`, `+o opt`, `-O opt`, `+O opt` take a value (also as
+            // the last letter of a cluster: `-eo pipefail`).
+            if v.ends_with('o') || v.ends_with('O') {
                 i += 1;
             }
             i += 1;
             continue;
         }
-        if v.starts_with("--") {
+        if let Some(long) = v.strip_prefix("--") {
+            // `--rcfile F`, `--init-file F` take a value.
+            if matches!(long, "rcfile" | "init-file") {
+                i += 1;
+            }
             i += 1;
             continue;
         }

@@ -64,6 +64,12 @@ pub struct Invocation {
     pub crude: bool,
     /// The program model's reading of the argv, when it knows the program.
     pub reading: Option<Reading>,
+    /// Inside a command or process substitution (`$( … )`, `<( … )`): the
+    /// text shows it only as part of another command.
+    pub in_substitution: bool,
+    /// Values of its leading assignments (`NAME=value cmd`): paths the
+    /// command touches (§15.4).
+    pub assigns: Vec<(String, Word)>,
     /// Why no grant may cover this command although it is not complex
     /// (an option or program text that runs code, an unknown option, another
     /// package source — SPEC §15.12, §15.15, §15.16): it is never safe,

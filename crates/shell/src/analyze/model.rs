@@ -185,6 +185,53 @@ impl Walker<'_> {
                 }
             }
         }
+        // make's command-line variables (§15.20): `SHELL=`, `.SHELLFLAGS=`,
+        // `MAKEFLAGS=` choose code; a value or name holding `$(`/`${`/a
+        // backquote runs make functions (`$(shell …)`) in every recipe.
+        if p.leaf().targets {
+            for &i in &p.positionals {
+                let Some(t) = reading.text(i) else { continue };
+                let Some((name, value)) = t.split_once('=') else {
+                    continue;
+                };
+                if name.is_empty() {
+                    continue;
+                }
+                let name = name.trim_end_matches([':', '+', '?', '!']);
+                let code = name.contains(['$', '(', '`'])
+                    || value.contains("$(")
+                    || value.contains("${")
+                    || value.contains('`')
+                    || matches!(
+                        name,
+                        "SHELL"
+                            | ".SHELLFLAGS"
+                            | "MAKEFLAGS"
+                            | "MFLAGS"
+                            | "MAKEFILES"
+                            | "MAKE"
+                            | ".DEFAULT_GOAL"
+                    )
+                    || (super::envkind::classify(name, &self.env.inert)
+                        == super::envkind::EnvKind::CodeSelecting
+                        && !super::envkind::excused_by_value(name, value));
+                if code {
+                    self.reason(&format!("make_variable:{name}"));
+                }
+            }
+        }
+        // Program text that hands strings to a shell (`awk 'BEGIN{system("…")}'`):
+        // checked for hard deny.
+        for op in reading.operands() {
+            if op.role == Role::Code {
+                if let Some(t) = reading.text(op.at) {
+                    let t = t.to_string();
+                    for cmd in super::inline::shell_strings(&t) {
+                        self.ungated_text(&cmd, own_cwd, ctx);
+                    }
+                }
+            }
+        }
         // `awk -f -`, `sed -f /dev/stdin`, `make -f -`: code nobody can see.
         if super::inline::stdin_program_option(reading) {
             self.reason("stdin_program");
@@ -324,8 +371,21 @@ impl Walker<'_> {
         }
         for (i, w) in argv.iter().enumerate().skip(1) {
             let Some(v) = w.literal() else { continue };
+            // A command string (`hyperfine 'rm -rf ~'`, `retry 'sudo x'`).
+            if v.contains(char::is_whitespace) {
+                let first = v.split_whitespace().next().unwrap_or("");
+                if concerns_hard_deny(&basename(first).to_ascii_lowercase()) {
+                    self.reason(&format!("runner_runs:{}", basename(first)));
+                    self.ungated_text(&v, own_cwd, &Ctx::default());
+                    return;
+                }
+                continue;
+            }
             let b = basename(&v).to_ascii_lowercase();
-            if concerns_hard_deny(&b) {
+            // A shell or interpreter in its argv runs code the verb cannot
+            // name (`cross-env X=1 sh -c …`, `foo run node -e …`).
+            let runs_code = crate::verbs::is_shell(&b) || crate::verbs::is_interpreter(&b);
+            if concerns_hard_deny(&b) || runs_code {
                 self.reason(&format!("runner_runs:{b}"));
                 let first = self.out.invocations.len();
                 self.ungated_argv(argv[i..].to_vec(), own_cwd, start);

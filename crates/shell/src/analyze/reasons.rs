@@ -107,6 +107,29 @@ impl Walker<'_> {
                 if argv.len() > 1 {
                     self.check_code_word(argv, 1, proc_bodies, s);
                 }
+                // `source /dev/stdin <<< "$(curl …)"`: downloaded code.
+                let from_stdin = argv
+                    .get(1)
+                    .and_then(Word::literal)
+                    .is_some_and(|v| super::inline::is_stdin_path(&v));
+                if from_stdin {
+                    for r in &s.redirects {
+                        let downloads = match &r.target {
+                            crate::syntax::RedirTarget::HereString(w) => word_has_download(self, w),
+                            crate::syntax::RedirTarget::HereDoc {
+                                body,
+                                expands: true,
+                            } => word_has_download(self, body),
+                            crate::syntax::RedirTarget::ProcSubst { body, .. } => {
+                                super::inline::script_mentions(body, crate::verbs::DOWNLOADERS)
+                            }
+                            _ => false,
+                        };
+                        if downloads {
+                            self.out.remote_code = true;
+                        }
+                    }
+                }
             }
             "alias" | "unalias" | "shopt" | "enable" => self.reason(base),
             "trap" => {

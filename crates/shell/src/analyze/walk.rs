@@ -27,6 +27,8 @@ pub(super) struct Ctx {
     /// The words a literal `echo`/`printf` writes into this pipeline
     /// element's standard input (what `xargs` would read, §15.19).
     pub(super) stdin_words: Option<Vec<String>>,
+    /// Walking the inside of a command or process substitution.
+    pub(super) in_subst: bool,
 }
 
 /// The walk's state: what it found so far.
@@ -123,11 +125,20 @@ impl<'e> Walker<'e> {
                 if output_subst && made.iter().any(reads_program_from_stdin) {
                     self.out.remote_code = true;
                 }
+                // `xargs sh -c`, `parallel` with no command (it runs its
+                // input lines), a runner's shell reading stdin (`busybox sh`).
                 let feeds_shell = made.iter().any(|inv| {
-                    matches!(inv.base().as_str(), "xargs" | "parallel")
-                        && made
-                            .iter()
-                            .any(|x| !x.gated && (is_shell(&x.base()) || is_interpreter(&x.base())))
+                    let b = inv.base();
+                    (matches!(b.as_str(), "xargs" | "parallel")
+                        && (made.iter().any(|x| {
+                            !x.gated && (is_shell(&x.base()) || is_interpreter(&x.base()))
+                        }) || (b == "parallel" && inv.argv.len() == 1)))
+                        || (!inv.gated
+                            && inv
+                                .wrappers
+                                .first()
+                                .is_some_and(|w| w.starts_with("runner:"))
+                            && reads_program_from_stdin(inv))
                 });
                 if feeds_shell {
                     self.out.remote_code = true;
@@ -285,6 +296,7 @@ impl<'e> Walker<'e> {
                     piped_or_async: false,
                     in_function: ctx.in_function.clone(),
                     stdin_words: None,
+                    in_subst: true,
                 };
                 self.script(&script, &mut c, &ctx2);
             }
@@ -321,6 +333,7 @@ impl<'e> Walker<'e> {
                     ctx2.depth += 1;
                     ctx2.redirects.clear();
                     ctx2.units = false;
+                    ctx2.in_subst = true;
                     self.script(body, &mut c, &ctx2);
                 }
                 RedirTarget::Fd(_) => {}
@@ -377,6 +390,10 @@ impl<'e> Walker<'e> {
         let base = basename(&program).to_ascii_lowercase();
         let base_exact = basename(&program).to_string();
         self.check_builtin(&base_exact, &argv, cwd);
+        // The environment it runs with (also a shell's `-c` string: its
+        // commands inherit it).
+        let reading = Reading::of(&argv, &self.env.home);
+        self.env_reasons(s, &env, &program, reading.as_ref());
 
         // Shell with a -c string: the string's commands are the commands.
         if is_shell(&base_exact) {
@@ -407,8 +424,6 @@ impl<'e> Walker<'e> {
         self.verb_reasons(&base, &argv, &env, own_cwd.as_deref(), &proc_bodies, s, ctx);
         // What the program model reads in the argv; git -C DIR, make -C
         // DIR …: the directory of this command only.
-        let reading = Reading::of(&argv, &self.env.home);
-        self.env_reasons(s, &env, &program, reading.as_ref());
         let (own_cwd, uncovered) = match &reading {
             Some(reading) => {
                 let own_cwd = self.model_chdir(reading, own_cwd);
@@ -475,6 +490,7 @@ impl<'e> Walker<'e> {
             let ctx2 = Ctx {
                 depth: ctx.depth + 1,
                 units: false,
+                in_subst: true,
                 ..Ctx::default()
             };
             self.script(&p.body, &mut c, &ctx2);
@@ -508,6 +524,8 @@ impl<'e> Walker<'e> {
             crude: false,
             reading: None,
             uncovered: Vec::new(),
+            in_substitution: ctx.in_subst,
+            assigns: Vec::new(),
         });
         if ctx.units {
             self.out.patterns.push(name.to_string());
@@ -539,6 +557,8 @@ impl<'e> Walker<'e> {
             crude: false,
             reading: None,
             uncovered: Vec::new(),
+            in_substitution: ctx.in_subst,
+            assigns: Vec::new(),
         };
         self.out.invocations.push(inv);
         if ctx.units {
@@ -608,6 +628,12 @@ impl<'e> Walker<'e> {
             crude: false,
             reading,
             uncovered,
+            in_substitution: ctx.in_subst,
+            assigns: s
+                .assignments
+                .iter()
+                .filter_map(|a| a.values.first().map(|v| (a.name.clone(), v.clone())))
+                .collect(),
         });
         vec![self.out.invocations.len() - 1]
     }
@@ -639,6 +665,17 @@ impl<'e> Walker<'e> {
         if argv.is_empty() {
             return;
         }
+        // A shell given a literal `-c` string: its commands meet hard deny
+        // too (`find . -exec sh -c 'rm -rf ~' ;`, `cross-env X=1 sh -c …`).
+        let is_sh = argv
+            .first()
+            .and_then(Word::literal)
+            .is_some_and(|p| is_shell(basename(&p)));
+        if is_sh {
+            if let super::inline::ShellC::Static(_, text) = super::inline::shell_c_string(&argv) {
+                self.ungated_text(&text, cwd, &Ctx::default());
+            }
+        }
         let reading = Reading::of(&argv, &self.env.home);
         self.out.invocations.push(Invocation {
             start: start.saturating_add(1),
@@ -652,6 +689,8 @@ impl<'e> Walker<'e> {
             crude: false,
             reading,
             uncovered: Vec::new(),
+            in_substitution: true,
+            assigns: Vec::new(),
         });
     }
 }
