@@ -127,6 +127,11 @@ fn builds_tests_and_edits_inside_the_project_run_sandboxed() {
     let c = ctx(&t, Audience::Personal, Channel::Interactive);
     for (cmd, profile) in [
         ("go test ./...", "build"),
+        // git's local writes (the sandbox keeps .git/config, hooks, info
+        // read-only; git undoes the rest).
+        ("git switch -c topic", "edit"),
+        ("git add src/x.c && git commit -m 'fix'", "edit"),
+        ("git stash && git stash pop", "edit"),
         (
             "go test ./internal/... -run TestX -count=20 2>&1 | tail -40",
             "build",
@@ -248,7 +253,11 @@ fn never_sandboxed() {
         "go env -w GOFLAGS=-mod=mod",
         "git clean -fdx",
         "git checkout -- .",
-        "git switch -c topic",
+        "git reset --hard HEAD~1",
+        "git branch -D old",
+        "git push origin main",
+        "git stash drop",
+        "git restore src/x.c",
         // paths outside the project, secrets, control files
         "cp /etc/passwd src/",
         "make -C ../../outside",
