@@ -5,8 +5,9 @@
 use shellgate_shell::analyze::Analysis;
 
 use super::layers::ShellCall;
-use super::safe_space::{in_safe_space, names_secret, names_secret_object};
+use super::safe_space::{grant_holds, in_safe_space, reads_stay_safe};
 use super::{Candidate, Decision, Status};
+use crate::candidates::Touch;
 
 /// One candidate `(verb, directory)` while the list is built; a candidate
 /// named by several commands is safe (a side effect) only if it is for
@@ -16,6 +17,9 @@ pub(super) struct CandState {
     dir: Option<String>,
     side_effect: bool,
     safe: bool,
+    /// What the commands naming this candidate touch: a grant must hold
+    /// for each (§15.11).
+    touches: Vec<Touch>,
 }
 
 /// The candidate list with what the safe-verb rule says of each.
@@ -25,22 +29,22 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
     let mut cands: Vec<CandState> = Vec::new();
     for (inv, cc) in analysis.invocations.iter().zip(call.per_inv.iter()) {
         let Some(c) = cc else { continue };
-        let qualifies = !analysis.is_complex()
-            && safe.qualifies(inv)
-            && !names_secret(&c.touches)
-            && !names_secret_object(inv);
+        let qualifies =
+            !analysis.is_complex() && safe.qualifies(inv) && reads_stay_safe(inv, c, ctx);
         for d in &c.dirs {
             let safe_here = qualifies && d.as_deref().is_some_and(|dir| in_safe_space(dir, ctx));
             match cands.iter_mut().find(|x| x.verb == c.verb && &x.dir == d) {
                 Some(x) => {
                     x.safe &= safe_here;
                     x.side_effect &= c.side_effect;
+                    x.touches.extend(c.touches.iter().cloned());
                 }
                 None => cands.push(CandState {
                     verb: c.verb.clone(),
                     dir: d.clone(),
                     side_effect: c.side_effect,
                     safe: safe_here,
+                    touches: c.touches.clone(),
                 }),
             }
         }
@@ -100,8 +104,9 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
                         grant: None,
                     };
                 }
-                if let Some(g) =
-                    lookups.session_grant(ctx.audience, tool, &c.verb, c.dir.as_deref())
+                if let Some(g) = lookups
+                    .session_grant(ctx.audience, tool, &c.verb, c.dir.as_deref())
+                    .filter(|g| grant_holds(ctx, g.directory.as_deref(), &c.touches))
                 {
                     return Candidate {
                         verb: c.verb.clone(),
@@ -110,8 +115,9 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
                         grant: Some(g),
                     };
                 }
-                if let Some(g) =
-                    lookups.persistent_grant(ctx.audience, tool, &c.verb, c.dir.as_deref())
+                if let Some(g) = lookups
+                    .persistent_grant(ctx.audience, tool, &c.verb, c.dir.as_deref())
+                    .filter(|g| grant_holds(ctx, g.directory.as_deref(), &c.touches))
                 {
                     return Candidate {
                         verb: c.verb.clone(),
