@@ -203,6 +203,30 @@ impl Resolver<'_> {
         Some(out)
     }
 
+    /// Whether an unquoted glob word of `inv` (before any `--`) could
+    /// expand to a name beginning with `-`, which the program would read as
+    /// an option (§15.12, [`crate::resolve::glob_may_inject_option`]).
+    pub fn glob_injects_option(&self, inv: &Invocation) -> bool {
+        let Some(cwd) = inv.cwd.as_deref() else {
+            return inv.argv.iter().skip(1).any(|w| w.glob);
+        };
+        for w in inv.argv.iter().skip(1) {
+            if w.literal().as_deref() == Some("--") {
+                return false;
+            }
+            if !w.glob || w.is_dynamic() {
+                continue;
+            }
+            let Some(pattern) = self.glob_pattern(w) else {
+                continue;
+            };
+            if crate::resolve::glob_may_inject_option(self.fs, &self.separators(&pattern), cwd) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Resolve a word as a path operand or redirect target.
     pub fn resolve(&self, w: &Word, cwd: Option<&str>) -> Res {
         if w.proc_subst {

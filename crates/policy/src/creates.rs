@@ -823,10 +823,33 @@ pub fn plan(fs: &dyn Fs, inv: &Invocation) -> Vec<Creation> {
             if !extract {
                 return out;
             }
+            // The analysis made `-C DIR` the effective directory, but tar
+            // opens its archive from where it started: undo a plain
+            // relative `-C`, give up on any other.
+            let opened_from = match p.value(&["-C", "--directory"]) {
+                None => Some(cwd.to_string()),
+                Some(d) if d.starts_with('/') || d.split('/').any(|s| s == "..") => None,
+                Some(d) => {
+                    let rel = paths::normalize(&format!("/{d}"));
+                    if rel == "/" {
+                        Some(cwd.to_string())
+                    } else {
+                        cwd.strip_suffix(rel.as_str()).map(|o| {
+                            if o.is_empty() {
+                                "/".to_string()
+                            } else {
+                                o.to_string()
+                            }
+                        })
+                    }
+                }
+            };
             let source = match p.value(&["-f", "--file"]) {
-                Some("-") | None => stdin_file(inv, cwd),
+                // The shell opened the redirect where tar started, too.
+                Some("-") | None => opened_from.as_deref().and_then(|o| stdin_file(inv, o)),
                 Some(f) if remote(f) => None,
-                Some(f) => Some(abs(cwd, f)),
+                Some(f) if f.starts_with('/') => Some(f.to_string()),
+                Some(f) => opened_from.map(|o| abs(&o, f)),
             };
             let renamed = p.has(&["--transform", "--xform", "--strip-components"]);
             out.push(Creation {

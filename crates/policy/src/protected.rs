@@ -609,9 +609,8 @@ impl<'a> Protected<'a> {
             return Verdict::Protected(lexical.to_string());
         }
         let real_dir = matches!(self.fs.lstat(lexical), Ok(crate::fs::FileKind::Dir));
-        if (replace && !real_dir || !replace && !real_dir && self.fs.lstat(lexical).is_err())
-            && self.is_protected_ancestor(lexical)
-        {
+        let creates_it = !real_dir && (replace || self.fs.lstat(lexical).is_err());
+        if creates_it && self.is_protected_ancestor(lexical) {
             return Verdict::Protected(lexical.to_string());
         }
         if self
@@ -678,11 +677,7 @@ fn host_control(path: &str) -> bool {
                     return true;
                 }
             }
-            ".gemini" => {
-                if rest.first().is_some_and(|r| *r != "tmp") {
-                    return true;
-                }
-            }
+            ".gemini" if rest.first().is_some_and(|r| *r != "tmp") => return true,
             ".codex" => return true,
             _ => {}
         }

@@ -205,6 +205,8 @@ pub fn link_between(fs: &dyn Fs, root: &str, child: &str) -> bool {
 // ----- caching ------------------------------------------------------------
 
 type Answer<T> = Result<T, ErrorKind>;
+/// Cached answers by question.
+type Answers<K, T> = RefCell<HashMap<K, Answer<T>>>;
 
 fn answer<T: Clone>(r: &io::Result<T>) -> Answer<T> {
     match r {
@@ -224,11 +226,11 @@ fn replay<T: Clone>(a: &Answer<T>) -> io::Result<T> {
 /// for one evaluation (the answers are never refreshed).
 pub struct CachingFs<'f> {
     inner: &'f dyn Fs,
-    lstat: RefCell<HashMap<String, Answer<FileKind>>>,
-    stat: RefCell<HashMap<String, Answer<FileKind>>>,
-    links: RefCell<HashMap<String, Answer<PathBuf>>>,
-    dirs: RefCell<HashMap<String, Answer<Vec<(String, FileKind)>>>>,
-    files: RefCell<HashMap<(String, usize), Answer<Vec<u8>>>>,
+    lstat: Answers<String, FileKind>,
+    stat: Answers<String, FileKind>,
+    links: Answers<String, PathBuf>,
+    dirs: Answers<String, Vec<(String, FileKind)>>,
+    files: Answers<(String, usize), Vec<u8>>,
 }
 
 impl<'f> CachingFs<'f> {
@@ -748,6 +750,36 @@ pub fn expand(fs: &dyn Fs, pattern: &str, ci: bool) -> Expansion {
     }
     out.matches = prefixes;
     out
+}
+
+/// Whether bash could expand the unquoted glob word `pattern` (relative
+/// to the directory `dir`, quoted metacharacters escaped) to a word that
+/// begins with `-` — an option the program would parse (§15.12: a file
+/// named `--pre=sh` turns `rg TODO *` into `rg TODO --pre=sh …`). The
+/// directory is listed (bounded); when it cannot be listed, true when the
+/// pattern could match a name starting with `-`.
+pub fn glob_may_inject_option(fs: &dyn Fs, pattern: &str, dir: &str) -> bool {
+    if pattern.starts_with('/') {
+        return false;
+    }
+    let mut segs = pattern.split('/');
+    let first = segs.next().unwrap_or("");
+    let more = segs.next().is_some();
+    if !has_glob(first) {
+        // A literal start: the word begins with it, as written.
+        return false;
+    }
+    match fs.read_dir_kinds(dir) {
+        Ok(entries) => {
+            entries.iter().take(MAX_LISTING).any(|(n, k)| {
+                n.starts_with('-')
+                    && glob_match(first, n, false)
+                    && (!more || matches!(k, FileKind::Dir | FileKind::Symlink))
+            }) || entries.len() > MAX_LISTING && patterns_intersect(first, "-*", true, false)
+        }
+        Err(e) if e.kind() == ErrorKind::NotFound => false,
+        Err(_) => patterns_intersect(first, "-*", true, false),
+    }
 }
 
 /// Whether every symbolic link in the tree below `dir` (bounded by

@@ -217,6 +217,13 @@ pub(super) fn protected(c: &mut ShellCall) -> Option<Decision> {
                 reasons.push(r);
             }
         }
+        // A glob that expands to an option (§15.12).
+        if inv.gated && c.resolver.glob_injects_option(inv) {
+            let r = "glob_option_injection".to_string();
+            if !reasons.contains(&r) {
+                reasons.push(r);
+            }
+        }
     }
     for r in reasons {
         if !c.analysis.complex_reasons.contains(&r) {

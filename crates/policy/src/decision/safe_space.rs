@@ -18,6 +18,7 @@ use crate::config::expand_home;
 use crate::fs::{self as pfs, Fs};
 use crate::model::{Audience, Os};
 use crate::protected;
+use crate::repo;
 use crate::resolve::{self, within, Kernel};
 use crate::secrets;
 
@@ -159,6 +160,9 @@ pub(super) fn reads_stay_safe(
     if names_secret(ctx.fs, &c.touches, ci) || names_secret_word(inv) {
         return false;
     }
+    if inv.base() == "git" && !git_repo_trusted(inv, ctx, &roots) {
+        return false;
+    }
     let b = protected::behaviour(inv, true);
     for t in &c.touches {
         if !roots
@@ -183,6 +187,33 @@ pub(super) fn reads_stay_safe(
         }
     }
     true
+}
+
+/// Whether git opens a repository that is the project's own (§15.5,
+/// §15.17; [`repo::repo_is_trusted`]) for some safe root.
+fn git_repo_trusted(inv: &analyze::Invocation, ctx: &Context, roots: &[String]) -> bool {
+    let Some(e) = inv.cwd.as_deref() else {
+        return false;
+    };
+    // `--git-dir` among git's own options, before the subcommand.
+    let words: Vec<String> = inv
+        .argv
+        .iter()
+        .map(|w| w.literal().unwrap_or_else(|| w.lossy_value()))
+        .collect();
+    let skip = shellgate_shell::verbs::git_skip_globals(&inv.argv, 1);
+    let mut git_dir: Option<String> = None;
+    let globals = words.get(1..skip.min(words.len())).unwrap_or(&[]);
+    for (i, w) in globals.iter().enumerate() {
+        if let Some(v) = w.strip_prefix("--git-dir=") {
+            git_dir = Some(v.to_string());
+        } else if w == "--git-dir" {
+            git_dir = globals.get(i + 1).cloned();
+        }
+    }
+    roots
+        .iter()
+        .any(|r| repo::repo_is_trusted(ctx.fs, e, r, git_dir.as_deref()).is_ok())
 }
 
 /// Whether a grant for `gdir` holds for what the command really touches
