@@ -20,7 +20,7 @@ use crate::fs::{FileKind, Fs};
 use crate::resolve::{self, Kernel};
 
 /// Largest archive, patch or index read (bytes).
-pub const MAX_SOURCE_BYTES: usize = 64 << 20;
+pub const MAX_SOURCE_BYTES: usize = 32 << 20;
 /// Largest decompressed stream read from a compressed tar (bytes).
 pub const MAX_UNPACKED_BYTES: u64 = 512 << 20;
 /// Members or entries listed before giving up.
@@ -631,6 +631,41 @@ pub fn plan(fs: &dyn Fs, inv: &Invocation) -> Vec<Creation> {
     let Some(cwd) = inv.cwd.as_deref() else {
         return Vec::new();
     };
+    const CREATORS: &[&str] = &[
+        "ln",
+        "link",
+        "mv",
+        "cp",
+        "install",
+        "rsync",
+        "scp",
+        "tar",
+        "bsdtar",
+        "gtar",
+        "unzip",
+        "cpio",
+        "7z",
+        "7za",
+        "7zz",
+        "7zr",
+        "gunzip",
+        "gzip",
+        "bunzip2",
+        "bzip2",
+        "unxz",
+        "xz",
+        "unzstd",
+        "zstd",
+        "lz4",
+        "uncompress",
+        "unlzma",
+        "lzma",
+        "patch",
+        "git",
+    ];
+    if !CREATORS.contains(&inv.base().as_str()) {
+        return Vec::new();
+    }
     let w = words(inv);
     let Some(first) = w.first() else {
         return Vec::new();

@@ -21,6 +21,16 @@ use shellgate_shell::analyze::Invocation;
 use shellgate_shell::paths::{self, basename};
 use shellgate_shell::word::Word;
 
+/// `a/b` without `format!` (hot paths).
+fn join(a: &str, b: &str) -> String {
+    let a = a.trim_end_matches('/');
+    let mut s = String::with_capacity(a.len() + 1 + b.len());
+    s.push_str(a);
+    s.push('/');
+    s.push_str(b);
+    s
+}
+
 /// Host directories whose settings control hooks and permissions.
 const HOST_DIRS: &[&str] = &[".claude", ".gemini", ".codex"];
 
@@ -43,11 +53,18 @@ pub struct Protected<'a> {
     /// project root, the call's working directory).
     settings_dirs: Vec<String>,
     /// Protected locations whose kernel path differs from their name:
-    /// `(lexical, kernel)`.
-    aliases: OnceCell<Vec<(String, String)>>,
+    /// `(lexical, kernel)` — the gate's home and the read list (for every
+    /// check), the host directories and the write list (for writes).
+    read_aliases: OnceCell<Vec<(String, String)>>,
+    write_aliases: OnceCell<Vec<(String, String)>>,
+    /// The lexical and kernel names of each touch already seen.
+    names: std::cell::RefCell<std::collections::HashMap<String, Vec<String>, resolve::FastHash>>,
     /// Files the hosts' hook configurations run as commands (lexical and
     /// kernel paths).
     hook_files: OnceCell<Vec<String>>,
+    /// Concrete protected locations (for ancestor tests).
+    write_roots: Vec<String>,
+    read_roots: Vec<String>,
 }
 
 /// What a command does to a path.
@@ -67,16 +84,38 @@ impl<'a> Protected<'a> {
     ) -> Protected<'a> {
         let norm = |p: &String| paths::normalize(&expand_home(p, home));
         let gate_home = paths::normalize(gate_home);
+        let h = paths::normalize(home);
+        let extra_read: Vec<String> = read.iter().map(norm).collect();
+        let extra_write: Vec<String> = write.iter().map(norm).collect();
+        let mut write_roots = vec![
+            gate_home.clone(),
+            join(&h, ".claude/settings.json"),
+            join(&h, ".claude/hooks"),
+            join(&h, ".claude/commands"),
+            join(&h, ".claude.json"),
+            join(&h, ".codex"),
+            join(&h, ".gemini/settings.json"),
+        ];
+        write_roots.extend(extra_write.iter().cloned());
+        let mut read_roots = vec![
+            join(&gate_home, "config/tool-approvals.json"),
+            join(&gate_home, "state"),
+        ];
+        read_roots.extend(extra_read.iter().cloned());
         Protected {
             fs,
-            sessions: format!("{}/sessions", gate_home.trim_end_matches('/')),
+            sessions: join(&gate_home, "sessions"),
             gate_home,
-            home: paths::normalize(home),
-            extra_read: read.iter().map(norm).collect(),
-            extra_write: write.iter().map(norm).collect(),
+            home: h,
+            extra_read,
+            extra_write,
+            write_roots,
+            read_roots,
             ci: false,
             settings_dirs: Vec::new(),
-            aliases: OnceCell::new(),
+            read_aliases: OnceCell::new(),
+            write_aliases: OnceCell::new(),
+            names: Default::default(),
             hook_files: OnceCell::new(),
         }
     }
@@ -99,11 +138,11 @@ impl<'a> Protected<'a> {
         self
     }
 
-    fn fold(&self, p: &str) -> String {
+    fn fold<'p>(&self, p: &'p str) -> std::borrow::Cow<'p, str> {
         if self.ci {
-            p.to_lowercase()
+            std::borrow::Cow::Owned(p.to_lowercase())
         } else {
-            p.to_string()
+            std::borrow::Cow::Borrowed(p)
         }
     }
 
@@ -115,15 +154,22 @@ impl<'a> Protected<'a> {
     /// sessions), the operator's write list, the hosts' control files in
     /// any directory, and the files their hooks run.
     pub fn write_protected(&self, path: &str) -> bool {
+        self.write_protected_name(path) || self.hook_named(path)
+    }
+
+    /// [`Protected::write_protected`] without the files hooks name.
+    fn write_protected_name(&self, path: &str) -> bool {
         if self.within(path, &self.gate_home) && !self.within(path, &self.sessions) {
             return true;
         }
         if self.extra_write.iter().any(|r| self.within(path, r)) {
             return true;
         }
-        if host_control(&self.fold(path)) {
-            return true;
-        }
+        host_control(&self.fold(path))
+    }
+
+    /// A file the hosts' hook configurations run.
+    fn hook_named(&self, path: &str) -> bool {
         let folded = self.fold(path);
         self.hook_files().iter().any(|f| self.fold(f) == folded)
     }
@@ -131,8 +177,8 @@ impl<'a> Protected<'a> {
     /// `path` itself is read-protected.
     pub fn read_protected(&self, path: &str) -> bool {
         let gh = &self.gate_home;
-        if self.fold(path) == self.fold(&format!("{gh}/config/tool-approvals.json"))
-            || self.within(path, &format!("{gh}/state"))
+        if self.fold(path) == self.fold(&self.read_roots[0])
+            || self.within(path, &self.read_roots[1])
         {
             return true;
         }
@@ -150,7 +196,7 @@ impl<'a> Protected<'a> {
     /// `.codex`, the gate's home or above).
     pub fn is_protected_ancestor(&self, path: &str) -> bool {
         let name = self.fold(basename(path));
-        if HOST_DIRS.contains(&name.as_str()) {
+        if HOST_DIRS.contains(&name.as_ref()) {
             return true;
         }
         self.write_roots().iter().any(|r| self.within(r, path))
@@ -159,28 +205,12 @@ impl<'a> Protected<'a> {
     /// Concrete protected locations, to test whether a directory is an
     /// ancestor of one (lexical; project-level host settings are found by
     /// looking at the directory).
-    fn write_roots(&self) -> Vec<String> {
-        let h = &self.home;
-        let mut v = vec![
-            self.gate_home.clone(),
-            format!("{h}/.claude/settings.json"),
-            format!("{h}/.claude/hooks"),
-            format!("{h}/.claude/commands"),
-            format!("{h}/.claude.json"),
-            format!("{h}/.codex"),
-            format!("{h}/.gemini/settings.json"),
-        ];
-        v.extend(self.extra_write.iter().cloned());
-        v
+    fn write_roots(&self) -> &[String] {
+        &self.write_roots
     }
 
-    fn read_roots(&self) -> Vec<String> {
-        let mut v = vec![
-            format!("{}/config/tool-approvals.json", self.gate_home),
-            format!("{}/state", self.gate_home),
-        ];
-        v.extend(self.extra_read.iter().cloned());
-        v
+    fn read_roots(&self) -> &[String] {
+        &self.read_roots
     }
 
     /// `dir` is an ancestor of (or equal to) a protected location.
@@ -219,35 +249,92 @@ impl<'a> Protected<'a> {
         }
     }
 
+    /// [`Protected::protected`] for a touch of `kind`: a working directory
+    /// is never a file a hook runs.
+    fn protected_as(&self, path: &str, access: Access, kind: TouchKind) -> bool {
+        match (access, kind) {
+            (Access::Write, TouchKind::WorkingDir) => self.write_protected_name(path),
+            _ => self.protected(path, access),
+        }
+    }
+
     /// Protected locations that resolve elsewhere (§15.18): the gate's home
-    /// and its parts, the operator's lists, and the host directories of the
-    /// home and of every settings directory, each with its kernel path when
-    /// that differs from its name.
-    fn aliases(&self) -> &[(String, String)] {
-        self.aliases.get_or_init(|| {
-            let g = &self.gate_home;
-            let mut anchors = vec![
-                g.clone(),
-                format!("{g}/config"),
-                format!("{g}/state"),
-                format!("{g}/sessions"),
-                format!("{}/.claude.json", self.home),
-            ];
-            anchors.extend(self.extra_write.iter().cloned());
-            anchors.extend(self.extra_read.iter().cloned());
-            for d in std::iter::once(&self.home).chain(self.settings_dirs.iter()) {
-                for n in HOST_DIRS.iter().chain([".mcp.json"].iter()) {
-                    anchors.push(format!("{}/{n}", d.trim_end_matches('/')));
-                }
-            }
-            let mut out = Vec::new();
-            for a in anchors {
-                if let Kernel::Path(k) = resolve::kernel(self.fs, &a, true) {
+    /// and its parts, the operator's lists, and (for writes) the host
+    /// directories of the home and of every settings directory, each with
+    /// its kernel path when that differs from its name.
+    fn aliases(&self, access: Access) -> &[(String, String)] {
+        // Each anchor `D/n`: its kernel path is `kernel(D)/n` unless `D/n`
+        // is itself a link (one probe per anchor, one walk per `D`).
+        let resolved = |groups: Vec<(String, Vec<String>)>| {
+            let mut out: Vec<(String, String)> = Vec::new();
+            for (d, names) in groups {
+                let Kernel::Path(kd) = resolve::kernel(self.fs, &d, true) else {
+                    continue;
+                };
+                let d = d.trim_end_matches('/');
+                for n in names {
+                    let a = join(d, &n);
+                    let k = if matches!(self.fs.lstat(&a), Ok(crate::fs::FileKind::Symlink)) {
+                        match resolve::kernel(self.fs, &a, true) {
+                            Kernel::Path(k) => k,
+                            Kernel::Unresolvable => continue,
+                        }
+                    } else if kd == d {
+                        continue;
+                    } else {
+                        join(&kd, &n)
+                    };
                     if k != a && !out.iter().any(|(x, _)| *x == a) {
                         out.push((a, k));
                     }
                 }
             }
+            out
+        };
+        let read = self.read_aliases.get_or_init(|| {
+            let g = &self.gate_home;
+            let mut out = Vec::new();
+            // The gate's home itself, then its parts.
+            if let Kernel::Path(k) = resolve::kernel(self.fs, g, true) {
+                if k != *g {
+                    out.push((g.clone(), k));
+                }
+            }
+            // (`sessions` needs no alias of its own: through an alias of
+            // the home it maps back under `sessions/`, which stays open.)
+            let mut groups = vec![(g.clone(), vec!["config".to_string(), "state".into()])];
+            for r in &self.extra_read {
+                groups.push((paths::parent(r), vec![basename(r).to_string()]));
+            }
+            out.extend(resolved(groups));
+            out
+        });
+        if access == Access::Read {
+            return read;
+        }
+        self.write_aliases.get_or_init(|| {
+            let mut groups = vec![(
+                self.home.clone(),
+                std::iter::once(".claude.json")
+                    .chain(HOST_DIRS.iter().copied())
+                    .map(str::to_string)
+                    .collect::<Vec<_>>(),
+            )];
+            for d in &self.settings_dirs {
+                groups.push((
+                    d.clone(),
+                    HOST_DIRS
+                        .iter()
+                        .chain([".mcp.json"].iter())
+                        .map(|n| n.to_string())
+                        .collect(),
+                ));
+            }
+            for r in &self.extra_write {
+                groups.push((paths::parent(r), vec![basename(r).to_string()]));
+            }
+            let mut out = read.to_vec();
+            out.extend(resolved(groups));
             out
         })
     }
@@ -256,20 +343,44 @@ impl<'a> Protected<'a> {
     /// (lexical), as the kernel resolves it (following the last link and
     /// not), and each of those seen through a protected location that
     /// resolves elsewhere.
-    fn variants(&self, t: &Touch) -> Vec<String> {
+    fn variants(&self, t: &Touch, access: Access) -> Vec<String> {
         let raw = match t.scope {
             Scope::Glob { .. } => resolve::static_dir(&t.raw),
             _ => t.raw.clone(),
         };
-        let mut v = vec![t.path.clone()];
-        for follow in [true, false] {
-            if let Kernel::Path(k) = resolve::kernel(self.fs, &raw, follow) {
-                if !v.contains(&k) {
-                    v.push(k);
+        let mut key = String::with_capacity(t.path.len() + raw.len() + 1);
+        key.push_str(&t.path);
+        key.push('\0');
+        key.push_str(&raw);
+        let known = self.names.borrow().get(&key).cloned();
+        let mut v = match known {
+            Some(v) => v,
+            None => {
+                let mut v = vec![t.path.clone()];
+                if let Kernel::Path(k) = resolve::kernel(self.fs, &raw, false) {
+                    let link = matches!(self.fs.lstat(&k), Ok(crate::fs::FileKind::Symlink));
+                    if link || raw.ends_with('/') {
+                        if let Kernel::Path(f) = resolve::kernel(self.fs, &raw, true) {
+                            if !v.contains(&f) {
+                                v.push(f);
+                            }
+                        }
+                    }
+                    if !v.contains(&k) {
+                        v.push(k);
+                    }
                 }
+                self.names.borrow_mut().insert(key, v.clone());
+                v
             }
+        };
+        // A working directory is checked by its own names (lexical and
+        // resolved): what a command writes there is named by its operands
+        // and redirects, which are checked through the aliases too.
+        if t.kind == TouchKind::WorkingDir {
+            return v;
         }
-        let aliases = self.aliases();
+        let aliases = self.aliases(access);
         if !aliases.is_empty() {
             for k in v.clone() {
                 for (name, target) in aliases {
@@ -289,10 +400,10 @@ impl<'a> Protected<'a> {
     /// itself, what a glob could match, or (for recursive operations) what
     /// lies below it.
     fn reaches(&self, t: &Touch, access: Access, recursive: bool) -> bool {
-        for p in self.variants(t) {
+        for p in self.variants(t, access) {
             match t.scope {
                 Scope::Exact => {
-                    if self.protected(&p, access) {
+                    if self.protected_as(&p, access, t.kind) {
                         return true;
                     }
                     if recursive && self.ancestor_of(&p, access) {
@@ -409,7 +520,8 @@ impl<'a> Protected<'a> {
                 if self.fs.lstat(&format!("{d}/.codex")).is_ok() {
                     files.push(format!("{d}/.codex/hooks.json"));
                 }
-                if self.fs.lstat(&format!("{d}/.mcp.json")).is_ok() {
+                // `.mcp.json` is read at a project's root (not the home).
+                if d != self.home && self.fs.lstat(&format!("{d}/.mcp.json")).is_ok() {
                     files.push(format!("{d}/.mcp.json"));
                 }
                 let base_dir = if d == self.home { project.as_str() } else { d };
@@ -614,7 +726,7 @@ impl<'a> Protected<'a> {
             return Verdict::Protected(lexical.to_string());
         }
         if self
-            .variants(&t)
+            .variants(&t, Access::Write)
             .iter()
             .any(|v| repo::is_git_internal(v, self.ci))
         {
@@ -931,18 +1043,25 @@ fn has_short(args: &[String], c: char) -> bool {
 
 fn has_long(args: &[String], l: &str) -> bool {
     args.iter()
-        .any(|a| a == l || a.starts_with(&format!("{l}=")))
+        .any(|a| a == l || (a.starts_with(l) && a.as_bytes().get(l.len()) == Some(&b'=')))
 }
 
 /// Classify a command's recursion behaviour.
 pub fn behaviour(inv: &Invocation, reader: bool) -> Behaviour {
-    let w = words(&inv.argv);
     let base = inv.base();
-    let args: Vec<String> = w.iter().skip(1).cloned().collect();
     let mut b = Behaviour {
         reader,
         ..Behaviour::default()
     };
+    const KNOWN: &[&str] = &[
+        "rm", "mv", "chmod", "chown", "chgrp", "rsync", "find", "grep", "egrep", "fgrep", "rg",
+        "ag", "ack", "tar", "bsdtar", "gtar", "zip", "cp", "scp", "ln", "install", "tree", "du",
+        "ls", "dir",
+    ];
+    if !KNOWN.contains(&base.as_str()) {
+        return b;
+    }
+    let args: Vec<String> = words(&inv.argv).into_iter().skip(1).collect();
     match base.as_str() {
         "rm" => {
             b.recursive_write =
@@ -958,10 +1077,11 @@ pub fn behaviour(inv: &Invocation, reader: bool) -> Behaviour {
         "rsync" => {
             b.recursive_read = true;
             b.dest_last = true;
-            if args
-                .iter()
-                .any(|a| a.starts_with("--delete") || a == "--remove-source-files")
-            {
+            if args.iter().any(|a| a.starts_with("--del")) {
+                // Deleting at the destination writes what is below it.
+                b.recursive_write = true;
+                b.dest_last = false;
+            } else if args.iter().any(|a| a.starts_with("--remove-so")) {
                 b.recursive_write = true;
             }
         }
@@ -1158,7 +1278,11 @@ pub fn assess(p: &Protected, inv: &Invocation, touches: &[Touch], reader: bool) 
             TouchKind::Operand => base != "git" && !by_plan,
             _ => false,
         };
-        if written && p.variants(t).iter().any(|v| repo::is_git_internal(v, p.ci)) {
+        if written
+            && p.variants(t, Access::Write)
+                .iter()
+                .any(|v| repo::is_git_internal(v, p.ci))
+        {
             push("git_internals", &mut out);
         }
     }

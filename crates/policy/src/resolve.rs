@@ -69,43 +69,54 @@ pub fn kernel(fs: &dyn Fs, path: &str, follow_last: bool) -> Kernel {
         return Kernel::Unresolvable;
     }
     let follow_last = follow_last || path.ends_with('/') || path.ends_with("/.");
-    // Components still to walk, next one last.
-    let mut pending: Vec<String> = path
-        .rsplit('/')
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-        .collect();
-    let mut cur: Vec<String> = Vec::new();
+    // Components still to walk, next one last (borrowed from the input or
+    // from link targets read on the way).
+    let mut targets: Vec<String> = Vec::new();
+    let mut pending: Vec<(usize, usize, usize)> = Vec::new();
+    push_components(&mut pending, usize::MAX, path);
+    // The walked path, and where each of its components starts.
+    let mut out = String::with_capacity(path.len() + 16);
+    let mut starts: Vec<usize> = Vec::new();
     let mut links = 0;
     let mut missing = false;
-    while let Some(comp) = pending.pop() {
-        match comp.as_str() {
+    while let Some((src, from, to)) = pending.pop() {
+        let comp: &str = if src == usize::MAX {
+            &path[from..to]
+        } else {
+            &targets[src][from..to]
+        };
+        match comp {
             "." => continue,
             ".." => {
-                cur.pop();
+                if let Some(s) = starts.pop() {
+                    out.truncate(s);
+                }
                 continue;
             }
             _ => {}
         }
+        let start = out.len();
+        out.push('/');
+        out.push_str(comp);
+        starts.push(start);
         if missing {
-            cur.push(comp);
             continue;
         }
-        let mut candidate = String::with_capacity(64);
-        for c in &cur {
-            candidate.push('/');
-            candidate.push_str(c);
-        }
-        candidate.push('/');
-        candidate.push_str(&comp);
-        let last = pending.iter().all(|p| p == ".");
-        match fs.lstat(&candidate) {
+        let last = pending.iter().all(|&(s, f, t)| {
+            let c = if s == usize::MAX {
+                &path[f..t]
+            } else {
+                &targets[s][f..t]
+            };
+            c == "."
+        });
+        match fs.lstat(&out) {
             Ok(FileKind::Symlink) if !last || follow_last => {
                 links += 1;
                 if links > MAX_LINKS {
                     return Kernel::Unresolvable;
                 }
-                let target = match fs.read_link(&candidate) {
+                let target = match fs.read_link(&out) {
                     Ok(t) => t,
                     Err(_) => return Kernel::Unresolvable,
                 };
@@ -115,39 +126,50 @@ pub fn kernel(fs: &dyn Fs, path: &str, follow_last: bool) -> Kernel {
                 if target.is_empty() {
                     return Kernel::Unresolvable;
                 }
+                // The link itself is not part of the path: its target
+                // replaces it, from its directory (or from the root).
+                starts.pop();
+                out.truncate(start);
                 if target.starts_with('/') {
-                    cur.clear();
+                    out.clear();
+                    starts.clear();
                 }
-                pending.extend(
-                    target
-                        .rsplit('/')
-                        .filter(|s| !s.is_empty())
-                        .map(str::to_string),
-                );
+                targets.push(target.to_string());
+                let idx = targets.len() - 1;
+                push_components(&mut pending, idx, &targets[idx]);
             }
-            Ok(_) => cur.push(comp),
-            Err(e) if e.kind() == ErrorKind::NotFound => {
+            Ok(_) => {}
+            // A missing component, or a file used as a directory (ENOTDIR):
+            // nothing exists below it; the rest is taken as written.
+            Err(e) if e.kind() == ErrorKind::NotFound || e.kind() == ErrorKind::NotADirectory => {
                 missing = true;
-                cur.push(comp);
-            }
-            // ENOTDIR (a file used as a directory) ends the walk like a
-            // missing component: nothing exists below a file.
-            Err(e) if e.kind() == ErrorKind::NotADirectory => {
-                missing = true;
-                cur.push(comp);
             }
             Err(_) => return Kernel::Unresolvable,
         }
-    }
-    let mut out = String::with_capacity(64);
-    for c in &cur {
-        out.push('/');
-        out.push_str(c);
     }
     if out.is_empty() {
         out.push('/');
     }
     Kernel::Path(out)
+}
+
+/// Push the components of `text` (index `src` in the walk's targets, or
+/// the input) onto `pending`, next one last.
+fn push_components(pending: &mut Vec<(usize, usize, usize)>, src: usize, text: &str) {
+    let at = pending.len();
+    let mut from = 0;
+    for (i, c) in text.char_indices() {
+        if c == '/' {
+            if i > from {
+                pending.push((src, from, i));
+            }
+            from = i + 1;
+        }
+    }
+    if text.len() > from {
+        pending.push((src, from, text.len()));
+    }
+    pending[at..].reverse();
 }
 
 /// Join `rel` to the absolute directory `base` **as written** (no `..`
@@ -206,7 +228,34 @@ pub fn link_between(fs: &dyn Fs, root: &str, child: &str) -> bool {
 
 type Answer<T> = Result<T, ErrorKind>;
 /// Cached answers by question.
-type Answers<K, T> = RefCell<HashMap<K, Answer<T>>>;
+type Answers<K, T> = RefCell<HashMap<K, Answer<T>, FastHash>>;
+
+/// A fast hasher for the per-evaluation caches (keys are paths from one
+/// call, bounded in number: flooding is not a concern there).
+#[derive(Default, Clone, Copy)]
+pub struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// [`Fx`] as a `BuildHasher`.
+pub type FastHash = std::hash::BuildHasherDefault<Fx>;
 
 fn answer<T: Clone>(r: &io::Result<T>) -> Answer<T> {
     match r {
@@ -253,22 +302,22 @@ impl std::fmt::Debug for CachingFs<'_> {
     }
 }
 
-fn cached<K: std::hash::Hash + Eq + Clone, T: Clone>(
-    map: &RefCell<HashMap<K, Answer<T>>>,
-    key: &K,
+fn cached<T: Clone>(
+    map: &Answers<String, T>,
+    key: &str,
     ask: impl FnOnce() -> io::Result<T>,
 ) -> io::Result<T> {
     if let Some(a) = map.borrow().get(key) {
         return replay(a);
     }
     let r = ask();
-    map.borrow_mut().insert(key.clone(), answer(&r));
+    map.borrow_mut().insert(key.to_string(), answer(&r));
     r
 }
 
 impl Fs for CachingFs<'_> {
     fn lstat(&self, path: &str) -> io::Result<FileKind> {
-        cached(&self.lstat, &path.to_string(), || self.inner.lstat(path))
+        cached(&self.lstat, path, || self.inner.lstat(path))
     }
 
     fn stat(&self, path: &str) -> io::Result<FileKind> {
@@ -278,13 +327,11 @@ impl Fs for CachingFs<'_> {
                 return Ok(*k);
             }
         }
-        cached(&self.stat, &path.to_string(), || self.inner.stat(path))
+        cached(&self.stat, path, || self.inner.stat(path))
     }
 
     fn read_link(&self, path: &str) -> io::Result<PathBuf> {
-        cached(&self.links, &path.to_string(), || {
-            self.inner.read_link(path)
-        })
+        cached(&self.links, path, || self.inner.read_link(path))
     }
 
     fn read_dir(&self, path: &str) -> io::Result<Vec<String>> {
@@ -296,15 +343,17 @@ impl Fs for CachingFs<'_> {
     }
 
     fn read_dir_kinds(&self, path: &str) -> io::Result<Vec<(String, FileKind)>> {
-        cached(&self.dirs, &path.to_string(), || {
-            self.inner.read_dir_kinds(path)
-        })
+        cached(&self.dirs, path, || self.inner.read_dir_kinds(path))
     }
 
     fn read_file(&self, path: &str, max: usize) -> io::Result<Vec<u8>> {
-        cached(&self.files, &(path.to_string(), max), || {
-            self.inner.read_file(path, max)
-        })
+        let key = (path.to_string(), max);
+        if let Some(a) = self.files.borrow().get(&key) {
+            return replay(a);
+        }
+        let r = self.inner.read_file(path, max);
+        self.files.borrow_mut().insert(key, answer(&r));
+        r
     }
 }
 
@@ -498,6 +547,44 @@ pub fn glob_match(pattern: &str, name: &str, ci: bool) -> bool {
     match_toks(&toks, &chars)
 }
 
+/// A glob segment parsed once, for matching many names.
+#[derive(Debug, Clone)]
+pub struct Pattern(Vec<Tok>);
+
+impl Pattern {
+    /// Parse a glob segment (see [`glob_match`] for the syntax).
+    pub fn new(seg: &str) -> Pattern {
+        Pattern(tokens(seg))
+    }
+
+    /// Match `name` without the leading-dot rule, case-sensitively.
+    pub fn matches(&self, name: &str) -> bool {
+        let chars: Vec<char> = name.chars().collect();
+        match_toks(&self.0, &chars)
+    }
+
+    /// [`Pattern::matches`] on a name already split into characters.
+    pub fn matches_chars(&self, name: &[char]) -> bool {
+        match_toks(&self.0, name)
+    }
+
+    /// Whether the pattern ends with `*` (its last element).
+    pub fn ends_with_star(&self) -> bool {
+        self.0.last() == Some(&Tok::Star)
+    }
+
+    /// Whether some name matches both patterns (see
+    /// [`patterns_intersect`]; case-sensitive).
+    pub fn intersects(&self, other: &Pattern, dot_rule: bool) -> bool {
+        if dot_rule
+            && (self.0.first() == Some(&Tok::Lit('.'))) != (other.0.first() == Some(&Tok::Lit('.')))
+        {
+            return false;
+        }
+        intersect(&self.0, &other.0)
+    }
+}
+
 /// Match without the leading-dot rule (git pathspecs, search filters).
 pub fn glob_match_any(pattern: &str, name: &str, ci: bool) -> bool {
     let mut toks = tokens(pattern);
@@ -578,13 +665,18 @@ fn sample_chars(t: &Tok, out: &mut Vec<char>) {
 }
 
 fn intersect(a: &[Tok], b: &[Tok]) -> bool {
-    // Breadth-first search over (position in a, position in b).
-    let mut seen: HashSet<(usize, usize)> = HashSet::new();
+    // Search over (position in a, position in b).
+    let width = b.len() + 1;
+    let mut seen = vec![false; (a.len() + 1) * width];
     let mut queue = vec![(0usize, 0usize)];
     while let Some((i, j)) = queue.pop() {
-        if !seen.insert((i, j)) {
+        let Some(slot) = seen.get_mut(i * width + j) else {
+            continue;
+        };
+        if *slot {
             continue;
         }
+        *slot = true;
         if i == a.len() && j == b.len() {
             return true;
         }

@@ -10,7 +10,7 @@ use shellgate_shell::paths;
 
 use crate::candidates::{Scope, Touch};
 use crate::fs::Fs;
-use crate::resolve::{self, glob_match_any, has_glob, patterns_intersect, Kernel};
+use crate::resolve::{self, glob_match_any, has_glob, Kernel, Pattern};
 
 /// Secret file names, as lowercase glob patterns over a base name.
 /// (`id_*` is handled by [`is_secret_name`]: key files, not `id_utils.py`.)
@@ -99,7 +99,12 @@ pub fn is_secret_name(name: &str) -> bool {
                 .rsplit_once('.')
                 .is_some_and(|(_, ext)| ORDINARY_EXTENSIONS.contains(&ext));
     }
-    SECRET_NAMES.iter().any(|g| glob_match_any(g, &n, false))
+    static NAMES: std::sync::OnceLock<Vec<Pattern>> = std::sync::OnceLock::new();
+    let chars: Vec<char> = n.chars().collect();
+    NAMES
+        .get_or_init(|| SECRET_NAMES.iter().map(|g| Pattern::new(g)).collect())
+        .iter()
+        .any(|p| p.matches_chars(&chars))
 }
 
 /// Whether a path (absolute or relative, `/`-separated) names a secret: its
@@ -142,21 +147,40 @@ pub fn is_secret_path(path: &str) -> bool {
 /// leading `.` must be literal); false for git pathspecs and search
 /// filters, whose `*` matches dot-names.
 pub fn segment_could_be_secret(seg: &str, dot_rule: bool) -> bool {
-    let dirs = [
-        ".ssh",
-        ".aws",
-        ".gnupg",
-        ".azure",
-        ".kube",
-        ".docker",
-        ".terraform.d",
-        ".cargo",
-    ];
-    SECRET_NAMES
-        .iter()
-        .flat_map(|n| comparable(n))
-        .chain(dirs.iter().map(|d| d.to_string()))
-        .any(|secret| patterns_intersect(seg, &secret, dot_rule, true))
+    /// Each secret glob with, when it ends with a wildcard, the forms it is
+    /// really compared in ([`comparable`]).
+    type Compiled = Vec<(Pattern, Vec<Pattern>)>;
+    static SECRETS: std::sync::OnceLock<Compiled> = std::sync::OnceLock::new();
+    let secrets = SECRETS.get_or_init(|| {
+        let dirs = [
+            ".ssh",
+            ".aws",
+            ".gnupg",
+            ".azure",
+            ".kube",
+            ".docker",
+            ".terraform.d",
+            ".cargo",
+        ];
+        SECRET_NAMES
+            .iter()
+            .chain(dirs.iter())
+            .map(|n| {
+                let p = Pattern::new(n);
+                let forms = if p.ends_with_star() {
+                    comparable(n).iter().map(|c| Pattern::new(c)).collect()
+                } else {
+                    Vec::new()
+                };
+                (p, forms)
+            })
+            .collect()
+    });
+    let seg = Pattern::new(&seg.to_lowercase());
+    secrets.iter().any(|(secret, forms)| {
+        seg.intersects(secret, dot_rule)
+            && (forms.is_empty() || forms.iter().any(|f| seg.intersects(f, dot_rule)))
+    })
 }
 
 /// Suffixes a secret file name carries after its stem (`.env.local`,

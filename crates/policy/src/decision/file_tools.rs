@@ -141,8 +141,7 @@ pub(super) fn evaluate(
         return out;
     }
     // 11. Granted (for this chat, then persistently).
-    let holds =
-        |g: &GrantRef| grant_holds(ctx, g.directory.as_deref(), std::slice::from_ref(&touch));
+    let holds = |g: &GrantRef| grant_holds(ctx, g.directory.as_deref(), &[&touch]);
     if let Some(g) = lookups
         .session_grant(ctx.audience, &req.tool, &req.tool, Some(&dir))
         .filter(holds)

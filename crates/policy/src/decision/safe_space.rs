@@ -220,7 +220,7 @@ fn git_repo_trusted(inv: &analyze::Invocation, ctx: &Context, roots: &[String]) 
 /// (§6.3 with §15.11): every touch lexically under the grant directory
 /// resolves (kernel) under the grant directory's resolution too. The
 /// candidate directory itself was matched by the grant store.
-pub(super) fn grant_holds(ctx: &Context, gdir: Option<&str>, touches: &[Touch]) -> bool {
+pub(super) fn grant_holds(ctx: &Context, gdir: Option<&str>, touches: &[&Touch]) -> bool {
     let Some(g) = gdir else {
         return true;
     };
@@ -260,8 +260,18 @@ pub(super) fn names_secret_word(inv: &analyze::Invocation) -> bool {
         return false;
     };
     let base = paths::basename(first).to_ascii_lowercase();
+    if filter_selects_secret(&base, &words[1..], inv.cwd.as_deref().unwrap_or("/")) {
+        return true;
+    }
     let mut prev_contents = false;
     for w in words.iter().skip(1) {
+        // A file named by an option's glued value (`--files0-from=.env`,
+        // `-f.env`): readers read it.
+        if let Some(v) = option_value(w) {
+            if secrets::is_secret_path(v) {
+                return true;
+            }
+        }
         if prev_contents {
             prev_contents = false;
             if secrets::is_secret_path(w) {
@@ -295,4 +305,57 @@ pub(super) fn names_secret_word(inv: &analyze::Invocation) -> bool {
         }
     }
     false
+}
+
+/// A search filter selecting the files a searcher reads (`grep --include`,
+/// `rg -g/--glob/--iglob`, `ag -G`) that selects secrets (§15.19).
+fn filter_selects_secret(base: &str, args: &[String], dir: &str) -> bool {
+    let (long, short): (&[&str], &[&str]) = match base {
+        "grep" | "egrep" | "fgrep" => (&["--include"], &[]),
+        "rg" => (&["--glob", "--iglob"], &["-g"]),
+        "ag" => (&["--file-search-regex"], &["-G"]),
+        "ack" => (&["--match"], &[]),
+        _ => return false,
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        if a == "--" {
+            break;
+        }
+        let value = if let Some((name, v)) = a.split_once('=').filter(|_| a.starts_with("--")) {
+            long.iter()
+                .any(|l| l.starts_with(name) && name.len() >= 4)
+                .then(|| v.to_string())
+        } else if long.contains(&a.as_str()) || short.contains(&a.as_str()) {
+            let v = args.get(i).cloned();
+            i += 1;
+            v
+        } else {
+            short.iter().find_map(|s| {
+                a.strip_prefix(s)
+                    .filter(|v| !v.is_empty())
+                    .map(str::to_string)
+            })
+        };
+        if let Some(v) = value {
+            if secrets::filter_selects_secret(&v, dir) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The value glued to an option word: after `=` of a long option, or
+/// after the letter of a short one (`-f.env`).
+fn option_value(w: &str) -> Option<&str> {
+    if let Some(long) = w.strip_prefix("--") {
+        return long.split_once('=').map(|(_, v)| v);
+    }
+    let rest = w.strip_prefix('-')?;
+    let mut chars = rest.char_indices();
+    chars.next()?;
+    chars.next().map(|(i, _)| &rest[i..])
 }

@@ -6,7 +6,7 @@ use shellgate_shell::analyze::Analysis;
 
 use super::layers::ShellCall;
 use super::safe_space::{grant_holds, in_safe_space, reads_stay_safe};
-use super::{Candidate, Decision, Status};
+use super::{Candidate, Decision, GrantRef, Status};
 use crate::candidates::Touch;
 
 /// One candidate `(verb, directory)` while the list is built; a candidate
@@ -17,9 +17,9 @@ pub(super) struct CandState {
     dir: Option<String>,
     side_effect: bool,
     safe: bool,
-    /// What the commands naming this candidate touch: a grant must hold
-    /// for each (§15.11).
-    touches: Vec<Touch>,
+    /// The invocations naming this candidate (indices into the call's
+    /// candidates): a grant must hold for what each touches (§15.11).
+    invs: Vec<usize>,
 }
 
 /// The candidate list with what the safe-verb rule says of each.
@@ -27,7 +27,12 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
     let (analysis, ctx) = (&call.analysis, call.ctx);
     let safe = call.policy.safe_verbs(ctx.os);
     let mut cands: Vec<CandState> = Vec::new();
-    for (inv, cc) in analysis.invocations.iter().zip(call.per_inv.iter()) {
+    for (i, (inv, cc)) in analysis
+        .invocations
+        .iter()
+        .zip(call.per_inv.iter())
+        .enumerate()
+    {
         let Some(c) = cc else { continue };
         let qualifies =
             !analysis.is_complex() && safe.qualifies(inv) && reads_stay_safe(inv, c, ctx);
@@ -37,14 +42,14 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
                 Some(x) => {
                     x.safe &= safe_here;
                     x.side_effect &= c.side_effect;
-                    x.touches.extend(c.touches.iter().cloned());
+                    x.invs.push(i);
                 }
                 None => cands.push(CandState {
                     verb: c.verb.clone(),
                     dir: d.clone(),
                     side_effect: c.side_effect,
                     safe: safe_here,
-                    touches: c.touches.clone(),
+                    invs: vec![i],
                 }),
             }
         }
@@ -104,9 +109,18 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
                         grant: None,
                     };
                 }
+                let holds = |g: &GrantRef| {
+                    let touches: Vec<&Touch> = c
+                        .invs
+                        .iter()
+                        .filter_map(|&i| call.per_inv.get(i).and_then(Option::as_ref))
+                        .flat_map(|cc| cc.touches.iter())
+                        .collect();
+                    grant_holds(ctx, g.directory.as_deref(), &touches)
+                };
                 if let Some(g) = lookups
                     .session_grant(ctx.audience, tool, &c.verb, c.dir.as_deref())
-                    .filter(|g| grant_holds(ctx, g.directory.as_deref(), &c.touches))
+                    .filter(holds)
                 {
                     return Candidate {
                         verb: c.verb.clone(),
@@ -117,7 +131,7 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
                 }
                 if let Some(g) = lookups
                     .persistent_grant(ctx.audience, tool, &c.verb, c.dir.as_deref())
-                    .filter(|g| grant_holds(ctx, g.directory.as_deref(), &c.touches))
+                    .filter(holds)
                 {
                     return Candidate {
                         verb: c.verb.clone(),

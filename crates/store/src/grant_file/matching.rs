@@ -137,7 +137,7 @@ pub(super) fn root_covers(
 /// the kernel resolution of the grant directory — a grant for `{P}/link`
 /// with `link -> X` covers what resolves under `X`; a link leading out of
 /// the grant directory breaks the match; an unresolvable path is outside.
-/// Case-insensitive under Windows semantics.
+/// Case-insensitive under macOS and Windows semantics.
 pub(super) fn contains_os(root: &str, child: &str, os: Os, fs: &dyn Fs) -> bool {
     if !child.starts_with('/') {
         // A drive path (Windows semantics on another OS): the kernel cannot
@@ -149,13 +149,16 @@ pub(super) fn contains_os(root: &str, child: &str, os: Os, fs: &dyn Fs) -> bool 
             _ => false,
         };
     }
-    if !os.case_insensitive() {
+    // Path comparisons are case-insensitive on macOS and Windows (§15.2).
+    if os == Os::Linux {
         return contained(fs, root, child, child, true, false);
     }
     // Spell the root as the child does, then apply the same rule. A case
     // mapping that changes byte lengths fails closed.
     match child.get(..root.len()) {
-        Some(prefix) if eq_os(prefix, root, os) => contained(fs, prefix, child, child, true, true),
+        Some(prefix) if fold(prefix) == fold(root) => {
+            contained(fs, prefix, child, child, true, true)
+        }
         _ => false,
     }
 }
