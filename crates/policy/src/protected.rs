@@ -400,6 +400,13 @@ impl<'a> Protected<'a> {
     /// itself, what a glob could match, or (for recursive operations) what
     /// lies below it.
     fn reaches(&self, t: &Touch, access: Access, recursive: bool) -> bool {
+        // A glob is judged on what it really matches when its directories
+        // can be listed, else on what its pattern could match.
+        let expansion = match t.scope {
+            Scope::Glob { .. } => Some(resolve::expand(self.fs, &t.raw, self.ci)),
+            _ => None,
+        };
+        let listed = expansion.as_ref().is_some_and(|e| e.complete);
         for p in self.variants(t, access) {
             match t.scope {
                 Scope::Exact => {
@@ -411,7 +418,8 @@ impl<'a> Protected<'a> {
                     }
                 }
                 Scope::Glob { recursive: deep } => {
-                    if self.glob_reaches(&p, access, deep || recursive, last_glob(&t.raw)) {
+                    let last = last_glob(&t.raw);
+                    if self.glob_reaches(&p, access, deep || recursive, last, listed) {
                         return true;
                     }
                 }
@@ -424,9 +432,8 @@ impl<'a> Protected<'a> {
                 }
             }
         }
-        if let Scope::Glob { recursive: deep } = t.scope {
+        if let (Scope::Glob { recursive: deep }, Some(exp)) = (t.scope, &expansion) {
             // What the glob really matches, each as a path.
-            let exp = resolve::expand(self.fs, &t.raw, self.ci);
             for (m, _) in &exp.matches {
                 let mt = Touch {
                     path: paths::normalize(m),
@@ -445,7 +452,14 @@ impl<'a> Protected<'a> {
 
     /// Everything a glob can match in its directory `p` (and below, for
     /// `**` or a recursive operation).
-    fn glob_reaches(&self, p: &str, access: Access, deep: bool, last: Option<&str>) -> bool {
+    fn glob_reaches(
+        &self,
+        p: &str,
+        access: Access,
+        deep: bool,
+        last: Option<&str>,
+        listed: bool,
+    ) -> bool {
         if self.protected(p, access) {
             return true;
         }
@@ -468,12 +482,14 @@ impl<'a> Protected<'a> {
             // secret* files could match.
             return true;
         }
-        if access == Access::Write && deep && self.ancestor_of(p, access) {
+        if access == Access::Write && deep && !listed && self.ancestor_of(p, access) {
             return true;
         }
         // `~/.claude/*` matches settings*.json, hooks/, commands/; a host
         // directory or `.mcp.json` may be matched in any directory.
-        if access == Access::Write {
+        // (When the directory was listed, the matches themselves were
+        // checked: a glob only ever expands to names that exist.)
+        if access == Access::Write && !listed {
             for child in [
                 "settings.json",
                 "settings.local.json",

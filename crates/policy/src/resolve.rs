@@ -775,7 +775,7 @@ pub struct Expansion {
     /// of their last component as listed (a link is `Symlink`).
     pub matches: Vec<(String, FileKind)>,
     /// Every directory the pattern needed was listed within the bounds
-    /// (and no `**`, which some shells expand recursively).
+    /// (`**` is taken at any depth, as zsh and bash's globstar do).
     pub complete: bool,
     /// Directories that could not be listed (absolute, as written).
     pub unlisted: Vec<String>,
@@ -788,7 +788,7 @@ pub struct Expansion {
 /// is conservative in that direction).
 pub fn expand(fs: &dyn Fs, pattern: &str, ci: bool) -> Expansion {
     let mut out = Expansion {
-        complete: !pattern.contains("**"),
+        complete: true,
         ..Expansion::default()
     };
     if !pattern.starts_with('/') {
@@ -800,7 +800,53 @@ pub fn expand(fs: &dyn Fs, pattern: &str, ci: bool) -> Expansion {
     for (n, seg) in segs.iter().enumerate() {
         let last = n + 1 == segs.len();
         let mut next: Vec<(String, FileKind)> = Vec::new();
-        if !has_glob(seg) {
+        if *seg == "**" {
+            // bash (no globstar): like `*`; zsh and globstar: any depth.
+            // Both: every non-dot entry at any depth (and, before another
+            // segment, the directory itself).
+            for (p, kind) in &prefixes {
+                if !last {
+                    next.push((p.clone(), *kind));
+                }
+                let mut queue = vec![p.clone()];
+                while let Some(d) = queue.pop() {
+                    let dir = if d.is_empty() {
+                        "/".to_string()
+                    } else {
+                        d.clone()
+                    };
+                    match fs.read_dir_kinds(&dir) {
+                        Ok(entries) => {
+                            for (name, kind) in entries {
+                                if name.starts_with('.') {
+                                    continue;
+                                }
+                                let path = format!("{d}/{name}");
+                                if kind == FileKind::Dir {
+                                    queue.push(path.clone());
+                                }
+                                if last || matches!(kind, FileKind::Dir | FileKind::Symlink) {
+                                    next.push((path, kind));
+                                }
+                                if next.len() > MAX_MATCHES {
+                                    break;
+                                }
+                            }
+                        }
+                        Err(e) if e.kind() == ErrorKind::NotFound => {}
+                        Err(_) => out.unlisted.push(dir),
+                    }
+                    if next.len() > MAX_MATCHES {
+                        break;
+                    }
+                }
+                if next.len() > MAX_MATCHES {
+                    out.complete = false;
+                    next.truncate(MAX_MATCHES);
+                    break;
+                }
+            }
+        } else if !has_glob(seg) {
             let lit = unescape(seg);
             for (p, _) in &prefixes {
                 next.push((format!("{p}/{lit}"), FileKind::Other));

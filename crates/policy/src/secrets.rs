@@ -314,7 +314,7 @@ pub fn pathspec_names_secret(word: &str) -> bool {
             return true;
         }
         let last = c.rsplit('/').next().unwrap_or(c);
-        c.split('/').any(has_glob) && segment_could_be_secret(last, false)
+        c.split('/').any(has_glob) && targets_secrets(last)
     })
 }
 
@@ -335,8 +335,71 @@ pub fn filter_selects_secret(pattern: &str, dir: &str) -> bool {
             return true;
         }
         let last = p.trim_end_matches('/').rsplit('/').next().unwrap_or(p);
-        segment_could_be_secret(last, false)
+        targets_secrets(last)
     })
+}
+
+/// Whether a filter or pathspec glob segment *targets* secrets: a name it
+/// typically matches is a secret name (`.env*`, `*.tfstate`, `id_*`,
+/// `*.{pem,key}`), or it is aimed at dot-names and could match a secret
+/// one (`.e*`, `.[e]nv`). A broad filter (`*`, `*.json`, `*.txt`) narrows a
+/// search no more than a recursive read, which is not a secret read.
+pub fn targets_secrets(seg: &str) -> bool {
+    if seg.starts_with('.') || seg.starts_with("\\.") {
+        return segment_could_be_secret(seg, false);
+    }
+    samples(seg).iter().any(|n| is_secret_name(n))
+}
+
+/// A few names a glob segment matches: each `*` as nothing, as `x` and as
+/// `example`; each `?` as `x`; each bracket as its first member.
+fn samples(seg: &str) -> Vec<String> {
+    ["", "x", "example"]
+        .iter()
+        .map(|fill| {
+            let mut out = String::new();
+            let mut chars = seg.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '*' => out.push_str(fill),
+                    '?' => out.push('x'),
+                    '\\' => {
+                        if let Some(n) = chars.next() {
+                            out.push(n);
+                        }
+                    }
+                    '[' => {
+                        let mut first: Option<char> = None;
+                        let mut neg = false;
+                        let mut closed = false;
+                        let mut n = 0usize;
+                        for d in chars.by_ref() {
+                            if n == 0 && (d == '!' || d == '^') {
+                                neg = true;
+                                n += 1;
+                                continue;
+                            }
+                            if d == ']' && n > usize::from(neg) {
+                                closed = true;
+                                break;
+                            }
+                            if first.is_none() {
+                                first = Some(d);
+                            }
+                            n += 1;
+                        }
+                        match (closed, neg, first) {
+                            (true, false, Some(f)) => out.push(f),
+                            (true, true, _) => out.push('x'),
+                            _ => out.push('['),
+                        }
+                    }
+                    c => out.push(c),
+                }
+            }
+            out
+        })
+        .collect()
 }
 
 /// Expand `{a,b}` alternatives (nested, bounded to `limit` results; past
@@ -494,7 +557,7 @@ mod tests {
             ":(glob)**/.env",
             "*.pem",
             ":!*.tfstate",
-            "config/*",
+            "config/.e*",
         ] {
             assert!(pathspec_names_secret(w), "{w}");
         }
@@ -505,6 +568,8 @@ mod tests {
             "-L1,5:src/lib.rs",
             "*.rs",
             ":",
+            "*.json",
+            "config/*",
         ] {
             assert!(!pathspec_names_secret(w), "{w}");
         }
@@ -512,12 +577,36 @@ mod tests {
 
     #[test]
     fn filters() {
-        for f in [".env*", "*.tfstate", "*.{pem,rs}", "**/*.key", "*", "id_*"] {
+        for f in [
+            ".env*",
+            "*.tfstate",
+            "*.{pem,rs}",
+            "**/*.key",
+            "id_*",
+            ".e*",
+            ".[e]nv",
+            "credentials*",
+            "*.PEM",
+            "secrets.*",
+            "service-account*.json",
+        ] {
             assert!(filter_selects_secret(f, "/p"), "{f}");
         }
-        for f in ["*.rs", "!*.env", "src/**/*.ts", "*.{js,ts}", "Cargo.toml"] {
+        for f in [
+            "*.rs",
+            "!*.env",
+            "src/**/*.ts",
+            "*.{js,ts}",
+            "Cargo.toml",
+            "*",
+            "*.json",
+            "*.txt",
+            "*.yml",
+            "*/",
+        ] {
             assert!(!filter_selects_secret(f, "/p"), "{f}");
         }
+
         assert!(filter_selects_secret("*.rs", "/h/.ssh"));
     }
 

@@ -10,7 +10,6 @@
 
 use shellgate_shell::analyze;
 use shellgate_shell::paths;
-use shellgate_shell::verbs::is_path_aware;
 
 use super::Context;
 use crate::candidates::{CommandCandidates, Scope, Touch, TouchKind};
@@ -263,8 +262,73 @@ pub(super) fn names_secret_word(inv: &analyze::Invocation) -> bool {
     if filter_selects_secret(&base, &words[1..], inv.cwd.as_deref().unwrap_or("/")) {
         return true;
     }
+    // The pattern or program of a searcher or script runner is not a file
+    // (`grep credentials f`, `awk '/x/' f`) unless `-e`/`-f`/… supplies it.
+    let pattern_verb = matches!(
+        base.as_str(),
+        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "sed" | "awk" | "gawk" | "mawk" | "jq"
+    );
+    let explicit = words.iter().skip(1).any(|w| {
+        matches!(
+            w.as_str(),
+            "-e" | "-f" | "--regexp" | "--file" | "--expression" | "--source"
+        ) || w.starts_with("--regexp=")
+            || w.starts_with("--file=")
+            || w.starts_with("--expression=")
+            || (w.starts_with("-e") || w.starts_with("-f")) && !w.starts_with("--")
+    });
+    let mut skip_first = pattern_verb && !explicit;
+    let mut after_dashdash = false;
     let mut prev_contents = false;
+    // Options of the searchers whose separate value is a count or a name,
+    // not the pattern.
+    const VALUED: &[&str] = &[
+        "-A",
+        "-B",
+        "-C",
+        "-m",
+        "-d",
+        "-D",
+        "-t",
+        "-T",
+        "-j",
+        "-M",
+        "-E",
+        "--max-count",
+        "--context",
+        "--after-context",
+        "--before-context",
+        "--type",
+        "--type-not",
+        "--threads",
+        "--max-columns",
+        "--encoding",
+        "--color",
+        "--colors",
+    ];
+    let mut prev_valued = false;
     for w in words.iter().skip(1) {
+        let valued = std::mem::replace(
+            &mut prev_valued,
+            pattern_verb && VALUED.contains(&w.as_str()),
+        );
+        if base != "git" {
+            if w == "--" && !after_dashdash {
+                after_dashdash = true;
+                continue;
+            }
+            if valued && !after_dashdash {
+                continue;
+            }
+            if after_dashdash || !w.starts_with('-') || w == "-" {
+                if std::mem::take(&mut skip_first) {
+                    continue;
+                }
+                if secrets::is_secret_path(w) {
+                    return true;
+                }
+            }
+        }
         // A file named by an option's glued value (`--files0-from=.env`,
         // `-f.env`): readers read it.
         if let Some(v) = option_value(w) {
@@ -293,8 +357,6 @@ pub(super) fn names_secret_word(inv: &analyze::Invocation) -> bool {
             if (!w.starts_with('-') || w.starts_with("-L")) && secrets::pathspec_names_secret(w) {
                 return true;
             }
-        } else if !is_path_aware(&base) && !w.starts_with('-') && secrets::is_secret_path(w) {
-            return true;
         } else if w.contains(':') && !w.starts_with('-') {
             // `REV:path` read out of a revision by any reader.
             if let Some((_, path)) = w.split_once(':') {

@@ -293,7 +293,12 @@ fn globs_expand_as_bash_does() {
     // Quoted metacharacters are literal.
     fs::write(format!("{r}/src/lit*"), "").unwrap();
     assert_eq!(names("src/lit\\*"), vec!["/src/lit*"]);
-    assert!(!expand(&OsFs, &format!("{r}/src/**"), false).complete);
+    // `**`: any depth (zsh, globstar), which covers bash's `*`.
+    assert_eq!(
+        names("src/**/*.rs"),
+        vec!["/src/a/x.rs", "/src/b/y.rs", "/src/top.rs"]
+    );
+    assert!(expand(&OsFs, &format!("{r}/src/**"), false).complete);
     assert!(glob_then_dotdot("src/*/../../y"));
     assert!(glob_then_dotdot("/p/*/../x"));
     assert!(!glob_then_dotdot("../src/*.rs"));
