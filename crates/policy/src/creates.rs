@@ -57,6 +57,9 @@ pub struct Creation {
     pub source: Option<String>,
     pub target: String,
     pub kind: CreateKind,
+    /// The source's text when the command carries it (a patch in a
+    /// heredoc or here-string): judged instead of `source`.
+    pub text: Option<String>,
 }
 
 /// The verdict on what a creation makes.
@@ -570,6 +573,22 @@ fn stdin_file(inv: &Invocation, cwd: &str) -> Option<String> {
     })
 }
 
+/// The text standard input carries when it is a static heredoc or
+/// here-string (a patch given inline).
+fn stdin_text(inv: &Invocation) -> Option<String> {
+    inv.redirects.iter().rev().find_map(|r| match &r.target {
+        RedirTarget::HereDoc { body, expands } => {
+            if *expands && body.is_dynamic() {
+                None
+            } else {
+                Some(body.literal().unwrap_or_else(|| body.raw.clone()))
+            }
+        }
+        RedirTarget::HereString(w) => w.literal(),
+        _ => None,
+    })
+}
+
 /// Copies, moves and links: created names and the trees they carry.
 fn copy_like(
     fs: &dyn Fs,
@@ -614,12 +633,14 @@ fn copy_like(
             source: Some(abs(cwd, s)),
             target: target.clone(),
             kind: CreateKind::Name,
+            text: None,
         });
         if recursive && !link {
             out.push(Creation {
                 source: Some(abs(cwd, s)),
                 target,
                 kind: CreateKind::Tree,
+                text: None,
             });
         }
     }
@@ -706,6 +727,7 @@ pub fn plan(fs: &dyn Fs, inv: &Invocation) -> Vec<Creation> {
                         source: None,
                         target: lex(cwd, d),
                         kind: CreateKind::Name,
+                        text: None,
                     });
                 }
             } else {
@@ -788,6 +810,7 @@ pub fn plan(fs: &dyn Fs, inv: &Invocation) -> Vec<Creation> {
                         source: None,
                         target: dest.clone(),
                         kind: CreateKind::Tree,
+                        text: None,
                     });
                     continue;
                 }
@@ -805,12 +828,14 @@ pub fn plan(fs: &dyn Fs, inv: &Invocation) -> Vec<Creation> {
                     source: Some(src.clone()),
                     target: target.clone(),
                     kind: CreateKind::Name,
+                    text: None,
                 });
                 if recursive {
                     out.push(Creation {
                         source: Some(src),
                         target,
                         kind: CreateKind::Tree,
+                        text: None,
                     });
                 }
             }
@@ -891,6 +916,7 @@ pub fn plan(fs: &dyn Fs, inv: &Invocation) -> Vec<Creation> {
                 source: if renamed { None } else { source },
                 target: cwd.to_string(),
                 kind: CreateKind::Archive,
+                text: None,
             });
         }
         "unzip" => {
@@ -906,6 +932,7 @@ pub fn plan(fs: &dyn Fs, inv: &Invocation) -> Vec<Creation> {
                 source: Some(abs(cwd, archive)),
                 target,
                 kind: CreateKind::Archive,
+                text: None,
             });
         }
         "cpio" => {
@@ -928,6 +955,7 @@ pub fn plan(fs: &dyn Fs, inv: &Invocation) -> Vec<Creation> {
                 source,
                 target,
                 kind: CreateKind::Archive,
+                text: None,
             });
         }
         "7z" | "7za" | "7zz" | "7zr" => {
@@ -945,6 +973,7 @@ pub fn plan(fs: &dyn Fs, inv: &Invocation) -> Vec<Creation> {
                 source: archive.map(|a| abs(cwd, a)),
                 target,
                 kind: CreateKind::Archive,
+                text: None,
             });
         }
         "gunzip" | "gzip" | "bunzip2" | "bzip2" | "unxz" | "xz" | "unzstd" | "zstd" | "lz4"
@@ -965,6 +994,7 @@ pub fn plan(fs: &dyn Fs, inv: &Invocation) -> Vec<Creation> {
                             source: None,
                             target: stem.to_string(),
                             kind: CreateKind::Name,
+                            text: None,
                         });
                     }
                 }
@@ -1000,6 +1030,7 @@ pub fn plan(fs: &dyn Fs, inv: &Invocation) -> Vec<Creation> {
                         source: None,
                         target: lex(&dir, o),
                         kind: CreateKind::Name,
+                        text: None,
                     });
                 }
             }
@@ -1013,12 +1044,19 @@ pub fn plan(fs: &dyn Fs, inv: &Invocation) -> Vec<Creation> {
                     source: None,
                     target: lex(&dir, orig),
                     kind: CreateKind::Name,
+                    text: None,
                 });
             } else {
+                let text = if patchfile.is_none() {
+                    stdin_text(inv)
+                } else {
+                    None
+                };
                 out.push(Creation {
                     source: patchfile,
                     target: dir,
                     kind: CreateKind::Patch,
+                    text,
                 });
             }
         }
@@ -1065,6 +1103,7 @@ fn git_plan(fs: &dyn Fs, inv: &Invocation, cwd: &str, w: &[String], out: &mut Ve
                     source: None,
                     target: dir.clone(),
                     kind: CreateKind::Patch,
+                    text: stdin_text(inv),
                 });
             }
             for f in files {
@@ -1072,6 +1111,7 @@ fn git_plan(fs: &dyn Fs, inv: &Invocation, cwd: &str, w: &[String], out: &mut Ve
                     source: Some(f),
                     target: dir.clone(),
                     kind: CreateKind::Patch,
+                    text: None,
                 });
             }
         }
@@ -1098,6 +1138,7 @@ fn git_plan(fs: &dyn Fs, inv: &Invocation, cwd: &str, w: &[String], out: &mut Ve
                     source: None,
                     target: cwd.to_string(),
                     kind: CreateKind::GitIndex,
+                    text: None,
                 });
                 return;
             }
@@ -1123,11 +1164,13 @@ fn git_plan(fs: &dyn Fs, inv: &Invocation, cwd: &str, w: &[String], out: &mut Ve
                     source: None,
                     target: lex(cwd, s),
                     kind: CreateKind::Name,
+                    text: None,
                 });
                 out.push(Creation {
                     source: index.clone(),
                     target: lex(cwd, s),
                     kind: CreateKind::GitIndex,
+                    text: None,
                 });
             }
         }

@@ -380,6 +380,12 @@ impl<'a> Protected<'a> {
         if t.kind == TouchKind::WorkingDir {
             return v;
         }
+        // A read through an alias of the gate's home can only reach the
+        // files that are read-protected there: their names, or anything
+        // when the operator listed more or the read is recursive.
+        if access == Access::Read && !self.read_alias_may_apply(&v) {
+            return v;
+        }
         let aliases = self.aliases(access);
         if !aliases.is_empty() {
             for k in v.clone() {
@@ -394,6 +400,26 @@ impl<'a> Protected<'a> {
             }
         }
         v
+    }
+
+    /// Whether a read of one of `names` could be a read-protected file
+    /// through an alias of the gate's home: `tool-approvals.json`,
+    /// `secret*`, the state database, or any name with operator read roots
+    /// (a recursive read passes its directory, which takes this path too
+    /// through [`Protected::ancestor_of`]).
+    fn read_alias_may_apply(&self, names: &[String]) -> bool {
+        if !self.extra_read.is_empty() {
+            return true;
+        }
+        names.iter().any(|n| {
+            let b = self.fold(basename(n));
+            b == "tool-approvals.json"
+                || b.starts_with("secret")
+                || b.starts_with("shellgate")
+                || b == "state"
+                || b == "config"
+                || !b.contains('.')
+        })
     }
 
     /// Whether a touch reaches a protected path for `access`: the path
@@ -528,7 +554,10 @@ impl<'a> Protected<'a> {
                 let mut files = Vec::new();
                 if self.fs.lstat(&format!("{d}/.claude")).is_ok() {
                     files.push(format!("{d}/.claude/settings.json"));
-                    files.push(format!("{d}/.claude/settings.local.json"));
+                    // A project's local settings (the user's are settings.json).
+                    if d != self.home {
+                        files.push(format!("{d}/.claude/settings.local.json"));
+                    }
                 }
                 if self.fs.lstat(&format!("{d}/.gemini")).is_ok() {
                     files.push(format!("{d}/.gemini/settings.json"));
@@ -625,17 +654,7 @@ impl<'a> Protected<'a> {
                     return Verdict::Unknown(format!("{src} does not exist yet"));
                 };
                 match creates::patch_paths(self.fs, &k) {
-                    Ok(ps) => {
-                        let stripped: Vec<String> = ps
-                            .iter()
-                            .flat_map(|p| {
-                                let p = p.trim_start_matches('/');
-                                let one = p.split_once('/').map(|(_, r)| r.to_string());
-                                std::iter::once(p.to_string()).chain(one)
-                            })
-                            .collect();
-                        self.all_created(&target, stripped.iter().map(String::as_str))
-                    }
+                    Ok(ps) => self.patched(&target, &ps),
                     Err(e) => Verdict::Unknown(e),
                 }
             }
@@ -670,6 +689,26 @@ impl<'a> Protected<'a> {
                 }
             }
         }
+    }
+
+    /// What a patch given as text (a heredoc, a here-string) creates at
+    /// `target` (see [`Protected::creates_protected`]).
+    pub fn patch_text_creates(&self, text: &str, target: &str) -> Verdict {
+        let ps = creates::patch_paths_of(text);
+        self.patched(&paths::normalize(target), &ps)
+    }
+
+    /// The files of a patch, with 0 and 1 leading components stripped.
+    fn patched(&self, target: &str, ps: &[String]) -> Verdict {
+        let stripped: Vec<String> = ps
+            .iter()
+            .flat_map(|p| {
+                let p = p.trim_start_matches('/');
+                let one = p.split_once('/').map(|(_, r)| r.to_string());
+                std::iter::once(p.to_string()).chain(one)
+            })
+            .collect();
+        self.all_created(target, stripped.iter().map(String::as_str))
     }
 
     fn all_created<'s>(&self, target: &str, rels: impl Iterator<Item = &'s str>) -> Verdict {
@@ -1268,7 +1307,11 @@ pub fn assess(p: &Protected, inv: &Invocation, touches: &[Touch], reader: bool) 
     };
     let plan = creates::plan(p.fs, inv);
     for c in &plan {
-        match p.creates_protected(c.source.as_deref(), &c.target, c.kind) {
+        let verdict = match &c.text {
+            Some(text) if c.kind == CreateKind::Patch => p.patch_text_creates(text, &c.target),
+            _ => p.creates_protected(c.source.as_deref(), &c.target, c.kind),
+        };
+        match verdict {
             Verdict::Protected(x) => {
                 out.violation = Some(x);
                 out.complex.clear();

@@ -234,6 +234,7 @@ fn argv_plans() {
         source: source.map(|s| format!("{p}/{s}")),
         target: format!("{p}/{target}"),
         kind,
+        text: None,
     };
     assert_eq!(
         plan_of("ln -s cfg .claude", &p),
@@ -251,7 +252,8 @@ fn argv_plans() {
         Creation {
             source: Some(format!("{p}/tpl/.")),
             target: p.clone(),
-            kind: CreateKind::Tree
+            kind: CreateKind::Tree,
+            text: None,
         }
     );
     assert_eq!(
@@ -268,7 +270,8 @@ fn argv_plans() {
         [Creation {
             source: Some(format!("{p}/a.tgz")),
             target: format!("{p}/dest"),
-            kind: CreateKind::Archive
+            kind: CreateKind::Archive,
+            text: None,
         }]
     );
     assert_eq!(
@@ -292,7 +295,8 @@ fn argv_plans() {
         [Creation {
             source: Some(format!("{p}/a.cpio")),
             target: p.clone(),
-            kind: CreateKind::Archive
+            kind: CreateKind::Archive,
+            text: None,
         }]
     );
     assert_eq!(
@@ -300,16 +304,24 @@ fn argv_plans() {
         [Creation {
             source: Some(format!("{p}/fix.patch")),
             target: p.clone(),
-            kind: CreateKind::Patch
+            kind: CreateKind::Patch,
+            text: None,
         }]
     );
     assert!(plan_of("git apply --check fix.patch", &p).is_empty());
+    let inline = plan_of("patch -p1 <<'EOF'\n+++ b/.claude/settings.json\nEOF", &p);
+    assert_eq!(inline[0].kind, CreateKind::Patch);
+    assert_eq!(
+        inline[0].text.as_deref(),
+        Some("+++ b/.claude/settings.json\n")
+    );
     assert_eq!(
         plan_of("patch -p1 < fix.patch", &p),
         [Creation {
             source: Some(format!("{p}/fix.patch")),
             target: p.clone(),
-            kind: CreateKind::Patch
+            kind: CreateKind::Patch,
+            text: None,
         }]
     );
     let co = plan_of("git checkout HEAD~1 -- .claude/settings.json", &p);

@@ -198,11 +198,15 @@ pub(super) fn protected(c: &mut ShellCall) -> Option<Decision> {
     let mut reasons: Vec<String> = Vec::new();
     for (inv, cc) in c.analysis.invocations.iter().zip(c.per_inv.iter()) {
         let reader = safe.qualifies(inv);
-        let touches: Vec<Touch> = match cc {
-            Some(cands) => cands.touches.clone(),
-            None => ungated_touches(inv, &c.resolver),
+        let owned: Vec<Touch>;
+        let touches: &[Touch] = match cc {
+            Some(cands) => &cands.touches,
+            None => {
+                owned = ungated_touches(inv, &c.resolver);
+                &owned
+            }
         };
-        let found = protected_paths::assess(&protected, inv, &touches, reader);
+        let found = protected_paths::assess(&protected, inv, touches, reader);
         if let Some(p) = found.violation {
             let mut out = c.base.finish(
                 "deny",

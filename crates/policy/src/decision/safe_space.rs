@@ -164,10 +164,19 @@ pub(super) fn reads_stay_safe(
     }
     let b = protected::behaviour(inv, true);
     for t in &c.touches {
-        if !roots
-            .iter()
-            .any(|r| touch_within(ctx.fs, r, t, Some(&ctx.home), ci))
-        {
+        // A touch lexically outside every safe root has its own candidate
+        // directory, which is not safe: it asks for itself.
+        let inside = roots.iter().filter(|r| within(&t.path, r, ci));
+        let mut any = false;
+        let mut ok = false;
+        for r in inside {
+            any = true;
+            if touch_within(ctx.fs, r, t, Some(&ctx.home), ci) {
+                ok = true;
+                break;
+            }
+        }
+        if any && !ok {
             return false;
         }
         if t.kind != TouchKind::Operand {
