@@ -156,12 +156,7 @@ fn lit(s: &str) -> String {
 }
 
 /// One option line: `NAMES [ROLE] [!FLAG…]`.
-fn option_line(
-    file: &str,
-    prog: &str,
-    line: &str,
-    long_single: &mut bool,
-) -> (String, Vec<String>) {
+fn option_line(file: &str, prog: &str, line: &str, long_single: &mut bool) -> (String, Vec<String>) {
     let mut shorts: Vec<char> = Vec::new();
     let mut longs: Vec<String> = Vec::new();
     let mut arity = "None";
@@ -181,11 +176,7 @@ fn option_line(
         }
         if tok.starts_with('-') && tok.len() > 1 {
             if value_role.is_some() {
-                fail(
-                    file,
-                    prog,
-                    format!("option name `{tok}` after the role in `{line}`"),
-                );
+                fail(file, prog, format!("option name `{tok}` after the role in `{line}`"));
             }
             let (name, ar) = if let Some(i) = tok.find("[=") {
                 if !tok.ends_with(']') {
@@ -235,11 +226,7 @@ fn option_line(
         fail(file, prog, format!("option line without a name: `{line}`"));
     };
     if value_role.is_some() && arity == "None" {
-        fail(
-            file,
-            prog,
-            format!("a role is given but the option takes no value: `{line}`"),
-        );
+        fail(file, prog, format!("a role is given but the option takes no value: `{line}`"));
     }
     let value = value_role.unwrap_or("Text");
     let effects = if bits.is_empty() {
@@ -298,11 +285,7 @@ fn slots(file: &str, prog: &str, text: &str) -> String {
         .filter(|s| s.contains("Repeat::Many") || s.contains("Repeat::OneOrMore"))
         .count();
     if repeating > 1 {
-        fail(
-            file,
-            prog,
-            format!("more than one repeating operand slot in `{text}`"),
-        );
+        fail(file, prog, format!("more than one repeating operand slot in `{text}`"));
     }
     format!("&[{}]", out.join(", "))
 }
@@ -318,9 +301,10 @@ fn node(
     out: &mut Out,
     all_spellings: &mut BTreeSet<String>,
 ) -> String {
-    let kind_s = n.kind.as_deref().map_or(inherited_kind.to_string(), |k| {
-        kind(file, prog, k).to_string()
-    });
+    let kind_s = n
+        .kind
+        .as_deref()
+        .map_or(inherited_kind.to_string(), |k| kind(file, prog, k).to_string());
     let mut long_single = false;
     let mut opts = Vec::new();
     let mut seen: BTreeSet<String> = BTreeSet::new();
@@ -364,18 +348,9 @@ fn node(
     }
     let mut forms = Vec::new();
     for f in &n.forms {
-        for name in f
-            .requires
-            .iter()
-            .chain(f.allow.iter())
-            .chain(f.roles.keys())
-        {
+        for name in f.requires.iter().chain(f.allow.iter()).chain(f.roles.keys()) {
             if !seen.contains(name) {
-                fail(
-                    file,
-                    prog,
-                    format!("form names `{name}`, which `{path}` does not list"),
-                );
+                fail(file, prog, format!("form names `{name}`, which `{path}` does not list"));
             }
         }
         let roles: Vec<String> = f
@@ -408,16 +383,7 @@ fn node(
             }
         }
         let sub_path = format!("{path} {sname}");
-        subs.push(node(
-            file,
-            prog,
-            &sub_path,
-            s,
-            snames,
-            &kind_s,
-            out,
-            all_spellings,
-        ));
+        subs.push(node(file, prog, &sub_path, s, snames, &kind_s, out, all_spellings));
     }
     let push_examples = |out: &mut Out, list: &[String], expect: &'static str| {
         for e in list {
@@ -530,11 +496,7 @@ fn main() {
                 let (mut s, mut u) = (0, 0);
                 count_examples(&n, &mut s, &mut u);
                 if s == 0 || u == 0 {
-                    fail(
-                        &file,
-                        id,
-                        "a program with read-only forms needs safe_examples and unsafe_examples",
-                    );
+                    fail(&file, id, "a program with read-only forms needs safe_examples and unsafe_examples");
                 }
             }
             let style_s = style(&file, id, n.style.as_deref().unwrap_or("gnu"));
@@ -567,10 +529,7 @@ fn main() {
     }
     let _ = writeln!(code, "];");
     let _ = writeln!(code, "/// The program a basename selects.");
-    let _ = writeln!(
-        code,
-        "pub fn lookup(name: &str) -> Option<&'static Program> {{"
-    );
+    let _ = writeln!(code, "pub fn lookup(name: &str) -> Option<&'static Program> {{");
     let _ = writeln!(code, "    let i = match name {{");
     for (name, idx) in &out.names {
         let _ = writeln!(code, "        {} => {idx},", lit(name));
@@ -582,9 +541,7 @@ fn main() {
     let _ = writeln!(code, "/// The examples the specs carry (checked by tests).");
     let _ = writeln!(code, "pub static EXAMPLES: &[Example] = &[");
     for (p, c, e, v) in &out.examples {
-        let v = v
-            .as_ref()
-            .map_or("None".to_string(), |v| format!("Some({})", lit(v)));
+        let v = v.as_ref().map_or("None".to_string(), |v| format!("Some({})", lit(v)));
         let _ = writeln!(
             code,
             "    Example {{ program: {}, command: {}, expect: Expect::{e}, verb: {v} }},",

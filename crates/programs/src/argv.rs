@@ -4,6 +4,7 @@
 
 use crate::spec::{fx, Arity, Node, Opt, Program, Repeat, Role, Slot, Style};
 
+
 /// One argument word as the analysis knows it.
 #[derive(Debug, Clone, Copy)]
 pub enum Arg<'a> {
@@ -195,10 +196,7 @@ pub fn assign(slots: &[Slot], positionals: &[usize], supplied: &[&str]) -> Vec<O
         }
     }
     // Once a command line starts, every later operand belongs to it.
-    if let Some(first) = roles
-        .iter()
-        .position(|s| s.is_some_and(|s| s.role == Role::Argv))
-    {
+    if let Some(first) = roles.iter().position(|s| s.is_some_and(|s| s.role == Role::Argv)) {
         let argv = roles[first];
         for r_ in roles.iter_mut().skip(first) {
             *r_ = argv;
@@ -321,19 +319,13 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
                 let mut next = 1;
                 for c in first.chars() {
                     let Some((o, d)) = find_short(&cands, c) else {
-                        p.problems.push(Problem::Unknown {
-                            at: 0,
-                            text: format!("-{c}"),
-                        });
+                        p.problems.push(Problem::Unknown { at: 0, text: format!("-{c}") });
                         continue;
                     };
                     let value = if o.arity == Arity::Required {
                         if next < args.len() {
                             next += 1;
-                            Some(ValueAt {
-                                at: next - 1,
-                                offset: 0,
-                            })
+                            Some(ValueAt { at: next - 1, offset: 0 })
                         } else {
                             p.problems.push(Problem::MissingValue { at: 0 });
                             None
@@ -341,13 +333,7 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
                     } else {
                         None
                     };
-                    p.opts.push(OptUse {
-                        opt: o,
-                        depth: d,
-                        at: 0,
-                        value,
-                        negated: false,
-                    });
+                    p.opts.push(OptUse { opt: o, depth: d, at: 0, value, negated: false });
                 }
                 i = next;
             }
@@ -377,9 +363,7 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
             continue;
         }
         let cands = visible(&p.nodes);
-        if text.starts_with("--")
-            || (node.long_single_dash && text.starts_with('-') && text.len() > 2)
-        {
+        if text.starts_with("--") || (node.long_single_dash && text.starts_with('-') && text.len() > 2) {
             let body = text.trim_start_matches('-');
             let (name, glued) = match body.split_once('=') {
                 Some((n, v)) => (n, Some(text.len() - v.len())),
@@ -398,18 +382,12 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
                     continue;
                 }
                 LongMatch::Ambiguous => {
-                    p.problems.push(Problem::Ambiguous {
-                        at: i,
-                        text: text.to_string(),
-                    });
+                    p.problems.push(Problem::Ambiguous { at: i, text: text.to_string() });
                     i += 1;
                     continue;
                 }
                 LongMatch::None if !single => {
-                    p.problems.push(Problem::Unknown {
-                        at: i,
-                        text: text.to_string(),
-                    });
+                    p.problems.push(Problem::Unknown { at: i, text: text.to_string() });
                     i += 1;
                     continue;
                 }
@@ -429,18 +407,13 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
                         i = take_value(&mut p, args, i, o, d, false, glued, true);
                     }
                     _ => match name.chars().next().and_then(|c| {
-                        (name.chars().count() == 1)
-                            .then(|| find_short(&cands, c))
-                            .flatten()
+                        (name.chars().count() == 1).then(|| find_short(&cands, c)).flatten()
                     }) {
                         Some((o, d)) => {
                             i = take_value(&mut p, args, i, o, d, false, glued, true);
                         }
                         None => {
-                            p.problems.push(Problem::Unknown {
-                                at: i,
-                                text: text.to_string(),
-                            });
+                            p.problems.push(Problem::Unknown { at: i, text: text.to_string() });
                             i += 1;
                         }
                     },
@@ -460,22 +433,13 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
             while k < chars.len() {
                 let (off, c) = chars[k];
                 let Some((o, d)) = find_short(&cands, c) else {
-                    p.problems.push(Problem::Unknown {
-                        at: i,
-                        text: format!("-{c}"),
-                    });
+                    p.problems.push(Problem::Unknown { at: i, text: format!("-{c}") });
                     bad = true;
                     break;
                 };
                 match o.arity {
                     Arity::None => {
-                        p.opts.push(OptUse {
-                            opt: o,
-                            depth: d,
-                            at: i,
-                            value: None,
-                            negated: false,
-                        });
+                        p.opts.push(OptUse { opt: o, depth: d, at: i, value: None, negated: false });
                         k += 1;
                     }
                     Arity::Optional | Arity::Required => {
@@ -485,10 +449,7 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
                                 opt: o,
                                 depth: d,
                                 at: i,
-                                value: Some(ValueAt {
-                                    at: i,
-                                    offset: voff,
-                                }),
+                                value: Some(ValueAt { at: i, offset: voff }),
                                 negated: false,
                             });
                         } else if o.arity == Arity::Required {
@@ -497,10 +458,7 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
                                     opt: o,
                                     depth: d,
                                     at: i,
-                                    value: Some(ValueAt {
-                                        at: next,
-                                        offset: 0,
-                                    }),
+                                    value: Some(ValueAt { at: next, offset: 0 }),
                                     negated: false,
                                 });
                                 next += 1;
@@ -508,13 +466,7 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
                                 p.problems.push(Problem::MissingValue { at: i });
                             }
                         } else {
-                            p.opts.push(OptUse {
-                                opt: o,
-                                depth: d,
-                                at: i,
-                                value: None,
-                                negated: false,
-                            });
+                            p.opts.push(OptUse { opt: o, depth: d, at: i, value: None, negated: false });
                         }
                         if o.has(fx::ENDOPTS) {
                             options_done = true;
@@ -582,10 +534,7 @@ fn take_value(
         (Arity::Required, None) => {
             if next < args.len() && !negated {
                 next += 1;
-                Some(ValueAt {
-                    at: i + 1,
-                    offset: 0,
-                })
+                Some(ValueAt { at: i + 1, offset: 0 })
             } else {
                 if !negated {
                     p.problems.push(Problem::MissingValue { at: i });
@@ -620,44 +569,21 @@ fn parse_find(p: &mut Parsed, args: &[Arg]) {
             break;
         }
         let c = t[1..].chars().next().unwrap_or('-');
-        let Some((o, d)) = find_short(&cands, c) else {
-            break;
-        };
+        let Some((o, d)) = find_short(&cands, c) else { break };
         if t.chars().count() == 2 {
             if o.arity == Arity::Required {
-                let v = (i + 1 < args.len()).then_some(ValueAt {
-                    at: i + 1,
-                    offset: 0,
-                });
+                let v = (i + 1 < args.len()).then_some(ValueAt { at: i + 1, offset: 0 });
                 if v.is_none() {
                     p.problems.push(Problem::MissingValue { at: i });
                 }
-                p.opts.push(OptUse {
-                    opt: o,
-                    depth: d,
-                    at: i,
-                    value: v,
-                    negated: false,
-                });
+                p.opts.push(OptUse { opt: o, depth: d, at: i, value: v, negated: false });
                 i += 2;
             } else {
-                p.opts.push(OptUse {
-                    opt: o,
-                    depth: d,
-                    at: i,
-                    value: None,
-                    negated: false,
-                });
+                p.opts.push(OptUse { opt: o, depth: d, at: i, value: None, negated: false });
                 i += 1;
             }
         } else if o.arity == Arity::Required {
-            p.opts.push(OptUse {
-                opt: o,
-                depth: d,
-                at: i,
-                value: Some(ValueAt { at: i, offset: 2 }),
-                negated: false,
-            });
+            p.opts.push(OptUse { opt: o, depth: d, at: i, value: Some(ValueAt { at: i, offset: 2 }), negated: false });
             i += 1;
         } else {
             // -HL clusters are not accepted by find; treat as expression.
@@ -690,20 +616,14 @@ fn parse_find(p: &mut Parsed, args: &[Arg]) {
                 continue;
             }
         };
-        if matches!(
-            t,
-            "(" | ")" | "!" | "," | "-not" | "-a" | "-and" | "-o" | "-or"
-        ) {
+        if matches!(t, "(" | ")" | "!" | "," | "-not" | "-a" | "-and" | "-o" | "-or") {
             i += 1;
             continue;
         }
         let name = t.strip_prefix('-').unwrap_or("");
         let found = node.options.iter().find(|o| o.long.contains(&name));
         let Some(o) = found else {
-            p.problems.push(Problem::Unknown {
-                at: i,
-                text: t.to_string(),
-            });
+            p.problems.push(Problem::Unknown { at: i, text: t.to_string() });
             i += 1;
             continue;
         };
@@ -718,10 +638,7 @@ fn parse_find(p: &mut Parsed, args: &[Arg]) {
                 opt: o,
                 depth: 0,
                 at: i,
-                value: (start < args.len()).then_some(ValueAt {
-                    at: start,
-                    offset: 0,
-                }),
+                value: (start < args.len()).then_some(ValueAt { at: start, offset: 0 }),
                 negated: false,
             });
             if j >= args.len() {
@@ -731,29 +648,14 @@ fn parse_find(p: &mut Parsed, args: &[Arg]) {
             continue;
         }
         if o.arity == Arity::Required {
-            let v = (i + 1 < args.len()).then_some(ValueAt {
-                at: i + 1,
-                offset: 0,
-            });
+            let v = (i + 1 < args.len()).then_some(ValueAt { at: i + 1, offset: 0 });
             if v.is_none() {
                 p.problems.push(Problem::MissingValue { at: i });
             }
-            p.opts.push(OptUse {
-                opt: o,
-                depth: 0,
-                at: i,
-                value: v,
-                negated: false,
-            });
+            p.opts.push(OptUse { opt: o, depth: 0, at: i, value: v, negated: false });
             i += 2;
         } else {
-            p.opts.push(OptUse {
-                opt: o,
-                depth: 0,
-                at: i,
-                value: None,
-                negated: false,
-            });
+            p.opts.push(OptUse { opt: o, depth: 0, at: i, value: None, negated: false });
             i += 1;
         }
     }

@@ -19,9 +19,7 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
 pub fn remote_name(text: &str) -> Result<(), String> {
     let ok = !text.is_empty()
         && !text.starts_with(['-', '.'])
-        && text
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
     if ok {
         Ok(())
     } else {
@@ -339,18 +337,8 @@ pub fn awk(prog: &str) -> Result<(), String> {
 /// A jq filter that does not read the environment or other files.
 pub fn jq(prog: &str) -> Result<(), String> {
     const BAD: &[&str] = &[
-        "env",
-        "$ENV",
-        "input_filename",
-        "import",
-        "include",
-        "$__prog_name",
-        "modulemeta",
-        "get_search_list",
-        "$__loc__",
-        "input_line_number",
-        "halt_error",
-        "getpath_env",
+        "env", "$ENV", "input_filename", "import", "include", "$__prog_name", "modulemeta",
+        "get_search_list", "$__loc__", "input_line_number", "halt_error", "getpath_env",
     ];
     // Scan code, following string interpolations `\( … )` back into code.
     let c: Vec<char> = prog.chars().collect();
@@ -506,25 +494,10 @@ mod tests {
 
     #[test]
     fn jq_filters() {
-        for ok in [
-            ".",
-            ".a.b",
-            ".[] | select(.x > 1)",
-            "\"\\(.a) x\"",
-            "keys",
-            "map(.name)",
-            ".environment",
-        ] {
+        for ok in [".", ".a.b", ".[] | select(.x > 1)", "\"\\(.a) x\"", "keys", "map(.name)", ".environment"] {
             assert!(jq(ok).is_ok(), "{ok}: {:?}", jq(ok));
         }
-        for bad in [
-            "env",
-            "$ENV.HOME",
-            "\"\\(env.HOME)\"",
-            "import \"x\" as y; .",
-            "input_filename",
-            "\"a\\(\"b\\(env)\")\"",
-        ] {
+        for bad in ["env", "$ENV.HOME", "\"\\(env.HOME)\"", "import \"x\" as y; .", "input_filename", "\"a\\(\"b\\(env)\")\""] {
             assert!(jq(bad).is_err(), "{bad} should fail");
         }
     }

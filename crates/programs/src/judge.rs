@@ -70,12 +70,7 @@ fn problems_block(p: &Parsed) -> Option<NotSafe> {
     })
 }
 
-fn try_form(
-    p: &Parsed,
-    args: &[Arg],
-    node: &Node,
-    form: Option<&Form>,
-) -> Result<ReadOnly, NotSafe> {
+fn try_form(p: &Parsed, args: &[Arg], node: &Node, form: Option<&Form>) -> Result<ReadOnly, NotSafe> {
     if let Some(f) = form {
         if !f.requires.is_empty() && !f.requires.iter().any(|r| p.has(r)) {
             return Err(NotSafe(format!("needs one of {}", f.requires.join(", "))));
@@ -96,22 +91,14 @@ fn try_form(
         let listed =
             form.is_some_and(|f| f.requires.contains(&o.opt.name) || f.allow.contains(&o.opt.name));
         if explicit && !listed {
-            return Err(NotSafe(format!(
-                "option {} is not in the read-only form",
-                o.opt.name
-            )));
+            return Err(NotSafe(format!("option {} is not in the read-only form", o.opt.name)));
         }
         let role = role_of(o.opt.name, o.opt.value);
         if o.opt.effects & BAD_EFFECTS != 0 || (o.opt.arity != Arity::None && !role_safe(role)) {
             return Err(NotSafe(format!("option {} is not read-only", o.opt.name)));
         }
         if let Some(v) = o.value {
-            uses.push(Use {
-                role,
-                value: v,
-                from_option: true,
-                check: None,
-            });
+            uses.push(Use { role, value: v, from_option: true, check: None });
         }
     }
     let slots: &'static [Slot] = form.and_then(|f| f.operands).unwrap_or(node.operands);
@@ -136,10 +123,7 @@ fn try_form(
         }
         uses.push(Use {
             role: op.role,
-            value: ValueAt {
-                at: op.at,
-                offset: 0,
-            },
+            value: ValueAt { at: op.at, offset: 0 },
             from_option: false,
             check: op.check,
         });
@@ -149,15 +133,13 @@ fn try_form(
         if o.negated || o.opt.value != Role::Code {
             continue;
         }
-        let check = node.operands.iter().find_map(|s| s.check).or_else(|| {
-            form.and_then(|f| f.operands)
-                .and_then(|s| s.iter().find_map(|s| s.check))
-        });
+        let check = node
+            .operands
+            .iter()
+            .find_map(|s| s.check)
+            .or_else(|| form.and_then(|f| f.operands).and_then(|s| s.iter().find_map(|s| s.check)));
         let (Some(check), Some(v)) = (check, o.value) else {
-            return Err(NotSafe(format!(
-                "program text in {} with no validator",
-                o.opt.name
-            )));
+            return Err(NotSafe(format!("program text in {} with no validator", o.opt.name)));
         };
         let Some(text) = p.value_text(args, v) else {
             return Err(NotSafe("dynamic program text".into()));
@@ -283,26 +265,14 @@ pub fn uses(p: &Parsed) -> Vec<Use> {
     let inplace = p.any_effect(fx::INPLACE);
     for o in &p.opts {
         if let Some(v) = o.value {
-            out.push(Use {
-                role: o.opt.value,
-                value: v,
-                from_option: true,
-                check: None,
-            });
+            out.push(Use { role: o.opt.value, value: v, from_option: true, check: None });
         }
     }
     for op in p.operands() {
-        let role = if inplace && op.role == Role::Read {
-            Role::ReadWrite
-        } else {
-            op.role
-        };
+        let role = if inplace && op.role == Role::Read { Role::ReadWrite } else { op.role };
         out.push(Use {
             role,
-            value: ValueAt {
-                at: op.at,
-                offset: 0,
-            },
+            value: ValueAt { at: op.at, offset: 0 },
             from_option: false,
             check: op.check,
         });
@@ -335,9 +305,7 @@ pub fn paths_mode(p: &Parsed, args: &[Arg]) -> bool {
         return true;
     }
     p.positionals.iter().any(|&i| match args.get(i) {
-        Some(Arg::Static(t)) => {
-            *t == "." || t.starts_with('.') || t.contains('/') || t.contains('*')
-        }
+        Some(Arg::Static(t)) => *t == "." || t.starts_with('.') || t.contains('/') || t.contains('*'),
         _ => true,
     })
 }

@@ -57,17 +57,11 @@ fn every_example_behaves_as_its_spec_says() {
     for ex in EXAMPLES {
         let w = words(ex.command);
         let Some(prog) = w.first().and_then(|p| lookup(p)) else {
-            failures.push(format!(
-                "{}: `{}` names no known program",
-                ex.program, ex.command
-            ));
+            failures.push(format!("{}: `{}` names no known program", ex.program, ex.command));
             continue;
         };
         if prog.id != ex.program {
-            failures.push(format!(
-                "{}: `{}` selects {}",
-                ex.program, ex.command, prog.id
-            ));
+            failures.push(format!("{}: `{}` selects {}", ex.program, ex.command, prog.id));
         }
         let args: Vec<Arg> = w[1..].iter().map(|s| Arg::Static(s)).collect();
         let p = parse(prog, &args);
@@ -77,42 +71,25 @@ fn every_example_behaves_as_its_spec_says() {
             Expect::Safe if judge::help_only(&p) => {}
             Expect::Safe => {
                 if let Err(e) = ro {
-                    failures.push(format!(
-                        "{}: `{}` should be read-only: {}",
-                        ex.program, ex.command, e.0
-                    ));
+                    failures.push(format!("{}: `{}` should be read-only: {}", ex.program, ex.command, e.0));
                 }
                 if !judge::uncovered(&p, &args).is_empty() {
-                    failures.push(format!(
-                        "{}: read-only `{}` reports uncovered",
-                        ex.program, ex.command
-                    ));
+                    failures.push(format!("{}: read-only `{}` reports uncovered", ex.program, ex.command));
                 }
             }
             Expect::NotSafe => {
                 if ro.is_ok() {
-                    failures.push(format!(
-                        "{}: `{}` should not be read-only",
-                        ex.program, ex.command
-                    ));
+                    failures.push(format!("{}: `{}` should not be read-only", ex.program, ex.command));
                 }
             }
             Expect::NotCovered => {
                 if judge::uncovered(&p, &args).is_empty() {
-                    failures.push(format!(
-                        "{}: a grant should not cover `{}`",
-                        ex.program, ex.command
-                    ));
+                    failures.push(format!("{}: a grant should not cover `{}`", ex.program, ex.command));
                 }
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failing examples:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} failing examples:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]
