@@ -644,12 +644,7 @@ fn protected_below(policy: &Policy, ctx: &Context, call: &Call) -> Option<Decisi
         policy.config.protected_write(),
         ctx.fs,
     );
-    let t = Touch {
-        path: path.clone(),
-        kind: touch.kind,
-        scope: touch.scope,
-        role: None,
-    };
+    let t = Touch::new(path.clone(), touch.kind, touch.scope);
     let b = Behaviour {
         reader: true,
         recursive_read: matches!(touch.scope, Scope::Exact),
