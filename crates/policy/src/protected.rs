@@ -62,6 +62,31 @@ impl<'a> Protected<'a> {
         host_settings(path, &self.home)
     }
 
+    /// The approval service's socket (SPEC §17) when `text` (a whole
+    /// command, any program) names it: `serve.sock` together with the
+    /// gate's home — its directory name (`.shellgate`) or `SHELLGATE_HOME` —
+    /// once quotes, backslashes and braces are dropped. Catches what the
+    /// path analysis cannot see: the path inside another word
+    /// (`socat - UNIX-CONNECT:~/.shellgate/state/serve.sock`) or inside code
+    /// (`python3 -c "…connect('…/.shellgate/state/serve.sock')"`). An agent
+    /// that reaches the socket answers its own requests.
+    pub fn names_service_socket(&self, text: &str) -> Option<String> {
+        const SOCKET: &str = "serve.sock";
+        if !text.contains("sock") {
+            return None;
+        }
+        let plain: String = text
+            .chars()
+            .filter(|c| !matches!(c, '\'' | '"' | '\\' | '{' | '}' | '`'))
+            .collect();
+        let home_name = basename(&self.gate_home);
+        let names_home = |t: &str| {
+            (!home_name.is_empty() && t.contains(home_name)) || t.contains("SHELLGATE_HOME")
+        };
+        (plain.contains(SOCKET) && names_home(&plain))
+            .then(|| format!("{}/state/{SOCKET}", self.gate_home.trim_end_matches('/')))
+    }
+
     /// `path` itself is read-protected.
     pub fn read_protected(&self, path: &str) -> bool {
         let gh = &self.gate_home;
@@ -489,5 +514,32 @@ mod tests {
         assert!(p.write_protected("/h/repos/p/.claude/settings.local.json"));
         assert!(p.write_protected("/h/.codex/config.toml"));
         assert!(!p.write_protected("/h/.claude/notes.md"));
+    }
+
+    #[test]
+    fn the_service_socket_is_named_in_any_spelling() {
+        let p = Protected::new("/h/.shellgate", "/h", &[], &[], &crate::fs::OsFs);
+        for named in [
+            "socat - UNIX-CONNECT:/h/.shellgate/state/serve.sock",
+            "socat - unix-connect:$HOME/.shellgate/state/serve.sock",
+            "socat - UNIX:${HOME}/.shellgate//state/./serve.sock",
+            "nc -U ~/'.shell'\"gate\"/state/ser\\ve.sock",
+            "python3 -c \"import os,socket; socket.socket(1).connect(os.path.join(os.environ['HOME'], '.shellgate', 'state', 'serve.sock'))\"",
+            "node -e 'require(\"net\").connect(process.env.SHELLGATE_HOME + \"/state/serve.sock\")'",
+        ] {
+            assert_eq!(
+                p.names_service_socket(named).as_deref(),
+                Some("/h/.shellgate/state/serve.sock"),
+                "{named}"
+            );
+        }
+        for other in [
+            "git status",
+            "nc -U /run/docker.sock",
+            "grep -r serve.sock src/",
+            "ls ~/.shellgate/sessions",
+        ] {
+            assert_eq!(p.names_service_socket(other), None, "{other}");
+        }
     }
 }

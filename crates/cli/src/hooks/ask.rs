@@ -25,7 +25,7 @@ use shellgate_serve::client::{self, ClientOutcome};
 use shellgate_serve::PublishRequest;
 
 use super::reasons::{grant_commands, indent, once_command};
-use super::{claude_code, failsafe, gemini, Host, Outcome, Verdict};
+use super::{claude_code, failsafe, gemini, host_proc, Host, Outcome, Verdict};
 use crate::commands::serve::publish_context;
 use crate::edge::{self, Edge, Homes};
 
@@ -150,6 +150,8 @@ fn through_service(
             context,
         )
         .ok()?;
+        let mut published = published;
+        published.agent_pid = agent_pid();
         // The supervisor and the watchdog give the wait its time; a crash
         // while waiting still blocks at once.
         failsafe::announce_waiting();
@@ -191,4 +193,25 @@ fn consume_once(homes: &Homes, ctx: &Context, req: &Request, d: &Decision) {
     if let Ok(Some(db)) = edge.db(false) {
         let _ = db.take_once(&ctx.session, &req.tool, &req.command, d.cwd.as_deref());
     }
+}
+
+/// The host agent's process: this hook's nearest ancestor that is not a
+/// shell (hosts start hooks through `sh -c`) nor shellgate's supervisor.
+/// The service refuses answers from it and its descendants (the agent's
+/// own commands). Linux only (`/proc`).
+fn agent_pid() -> Option<u32> {
+    const SHELLS: &[&str] = &[
+        "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "busybox",
+    ];
+    host_proc::ancestors()
+        .into_iter()
+        .find(|p| {
+            let name = p
+                .argv
+                .first()
+                .map(|a| host_proc::basename(a).trim_start_matches('-'))
+                .unwrap_or("");
+            !SHELLS.contains(&name)
+        })
+        .map(|p| p.pid)
 }

@@ -235,6 +235,7 @@ pub fn request(command: &str, options: &[&str]) -> PublishRequest {
         options: options.iter().map(|s| s.to_string()).collect(),
         decision: json!({"decision": "ask", "command": command}),
         context: json!({"audience": "personal"}),
+        agent_pid: None,
     }
 }
 
