@@ -2,6 +2,8 @@
 //! control every header, `Host` included) and sample requests.
 #![allow(dead_code)]
 
+pub mod webdriver;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
