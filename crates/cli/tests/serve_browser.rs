@@ -243,7 +243,7 @@ fn screenshot_of_requests_published_by_real_hooks() {
         &env,
         "claude-code",
         "claude-7f3a",
-        "git push --force-with-lease origin feature/login",
+        "git push origin feature/login",
         120,
     );
     b.wait_for("article.card", 1);

@@ -290,6 +290,7 @@ fn the_service_restarting_while_hooks_wait_releases_them_promptly() {
         let x = codex.finish();
         for o in [&c, &x] {
             let after = o.ended.duration_since(killed);
+            eprintln!("signal {how}: the hook fell back {after:?} after it");
             assert!(after < Duration::from_secs(5), "signal {how}: {after:?}");
         }
         // The host's behaviour without a service; nothing was applied.

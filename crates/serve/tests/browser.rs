@@ -4,8 +4,8 @@
 //!
 //! Without /usr/bin/chromium or /usr/bin/chromedriver (or $CHROMIUM,
 //! $CHROMEDRIVER) each test prints SKIP and passes, unless
-//! SHELLGATE_REQUIRE_BROWSER=1 (then it fails). With
-//! SHELLGATE_UPDATE_SCREENSHOT=1 the screenshot test writes docs/serve.png.
+//! SHELLGATE_REQUIRE_BROWSER=1 (then it fails). The screenshot test writes
+//! target/tmp/serve.png (docs/serve.png comes from the CLI's browser test).
 
 mod common;
 
@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use common::webdriver::{browser_tools, serial, Browser};
 use common::*;
-use serde_json::{json, Value};
+use serde_json::json;
 use shellgate_serve::client::{self, ClientError, ClientOutcome};
 use shellgate_serve::{PublishRequest, Verdict};
 
@@ -396,12 +396,10 @@ fn screenshot_of_the_page_with_pending_requests() {
     let png = b.screenshot_png();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
     assert!(png.len() > 10_000, "a real picture ({} bytes)", png.len());
+    // docs/serve.png is taken by the CLI's test with real hooks
+    // (crates/cli/tests/serve_browser.rs); this one stays in target/.
     let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve.png");
     std::fs::write(&target, &png).unwrap();
-    if std::env::var("SHELLGATE_UPDATE_SCREENSHOT").as_deref() == Ok("1") {
-        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/serve.png");
-        std::fs::write(&docs, &png).unwrap();
-    }
     for id in client::list_pending(&svc.state()).unwrap() {
         client::answer(&svc.state(), &id.id, "deny").unwrap();
     }
