@@ -142,11 +142,12 @@ fn through_service(
     if std::fs::symlink_metadata(state.join(shellgate_serve::files::SOCKET_FILE)).is_err() {
         return None;
     }
+    let agent = agent_pid();
     let mut approved: Vec<String> = Vec::new();
     for (req, d) in asks {
         let json = serde_json::to_value(d).ok()?;
         let context = publish_context(ctx, req.working_directory.as_deref(), host.can_rewrite());
-        let published = PublishRequest::from_decision(
+        let mut published = PublishRequest::from_decision(
             &json,
             host.name(),
             Some(&ctx.session),
@@ -154,8 +155,7 @@ fn through_service(
             context,
         )
         .ok()?;
-        let mut published = published;
-        published.agent_pid = agent_pid();
+        published.agent_pid = agent;
         // The supervisor and the watchdog give the wait its time; a crash
         // while waiting still blocks at once.
         failsafe::announce_waiting();
