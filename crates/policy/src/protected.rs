@@ -174,6 +174,31 @@ impl<'a> Protected<'a> {
         self.hook_files().iter().any(|f| self.fold(f) == folded)
     }
 
+    /// The approval service's socket (SPEC §17) when `text` (a whole
+    /// command, any program) names it: `serve.sock` together with the
+    /// gate's home — its directory name (`.shellgate`) or `SHELLGATE_HOME` —
+    /// once quotes, backslashes and braces are dropped. Catches what the
+    /// path analysis cannot see: the path inside another word
+    /// (`socat - UNIX-CONNECT:~/.shellgate/state/serve.sock`) or inside code
+    /// (`python3 -c "…connect('…/.shellgate/state/serve.sock')"`). An agent
+    /// that reaches the socket answers its own requests.
+    pub fn names_service_socket(&self, text: &str) -> Option<String> {
+        const SOCKET: &str = "serve.sock";
+        if !text.contains("sock") {
+            return None;
+        }
+        let plain: String = text
+            .chars()
+            .filter(|c| !matches!(c, '\'' | '"' | '\\' | '{' | '}' | '`'))
+            .collect();
+        let home_name = basename(&self.gate_home);
+        let names_home = |t: &str| {
+            (!home_name.is_empty() && t.contains(home_name)) || t.contains("SHELLGATE_HOME")
+        };
+        (plain.contains(SOCKET) && names_home(&plain))
+            .then(|| format!("{}/state/{SOCKET}", self.gate_home.trim_end_matches('/')))
+    }
+
     /// `path` itself is read-protected.
     pub fn read_protected(&self, path: &str) -> bool {
         let gh = &self.gate_home;

@@ -196,6 +196,16 @@ pub(super) fn protected(c: &mut ShellCall) -> Option<Decision> {
     )
     .case_insensitive(ctx.os != Os::Linux)
     .settings_dirs(settings);
+    // The approval service's socket, named anywhere in the command (§17).
+    if let Some(p) = protected.names_service_socket(&c.req.command) {
+        let mut out = c.base.finish(
+            "deny",
+            "protected_path",
+            format!("{p} is protected by shellgate: only a human answers its requests"),
+        );
+        fill_analysis(&mut out, &c.analysis);
+        return Some(out);
+    }
     let safe = c.policy.safe_verbs(ctx.os);
     let mut reasons: Vec<String> = Vec::new();
     for (inv, cc) in c.analysis.invocations.iter().zip(c.per_inv.iter()) {

@@ -206,3 +206,30 @@ fn creations() {
     assert!(!p.settings_dir(&format!("{proj}/build")));
     assert!(p.settings_dir(&format!("{proj}/x/.claude")));
 }
+
+#[test]
+fn the_service_socket_is_named_in_any_spelling() {
+    let p = Protected::new("/h/.shellgate", "/h", &[], &[], &crate::fs::OsFs);
+    for named in [
+        "socat - UNIX-CONNECT:/h/.shellgate/state/serve.sock",
+        "socat - unix-connect:$HOME/.shellgate/state/serve.sock",
+        "socat - UNIX:${HOME}/.shellgate//state/./serve.sock",
+        "nc -U ~/'.shell'\"gate\"/state/ser\\ve.sock",
+        "python3 -c \"import os,socket; socket.socket(1).connect(os.path.join(os.environ['HOME'], '.shellgate', 'state', 'serve.sock'))\"",
+        "node -e 'require(\"net\").connect(process.env.SHELLGATE_HOME + \"/state/serve.sock\")'",
+    ] {
+        assert_eq!(
+            p.names_service_socket(named).as_deref(),
+            Some("/h/.shellgate/state/serve.sock"),
+            "{named}"
+        );
+    }
+    for other in [
+        "git status",
+        "nc -U /run/docker.sock",
+        "grep -r serve.sock src/",
+        "ls ~/.shellgate/sessions",
+    ] {
+        assert_eq!(p.names_service_socket(other), None, "{other}");
+    }
+}
