@@ -1349,6 +1349,15 @@ pub fn assess(p: &Protected, inv: &Invocation, touches: &[Touch], reader: bool) 
                 if c.kind != CreateKind::Name && p.settings_dir(&c.target) {
                     push("unknown_creation", &mut out);
                 }
+                // Unread contents landing in a repository's git directory
+                // (`tar -xf x.tar -C .git`) may plant hooks or config.
+                let in_git = c
+                    .target
+                    .split(['/', '\\'])
+                    .any(|seg| seg == ".git" || seg.ends_with(".git"));
+                if in_git {
+                    push("git_internals", &mut out);
+                }
             }
             Verdict::Clear => {}
         }
