@@ -437,6 +437,8 @@ fn hook(t: &Tree, host: &str, event: &Value) -> (i32, Value) {
     let mut child = cmd(t)
         .args(["hook", host])
         .env("CLAUDE_PROJECT_DIR", &t.proj)
+        // An interactive session: a human can answer the asks.
+        .env("CLAUDE_CODE_SESSION_ATTENDED", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -454,7 +456,7 @@ fn hook(t: &Tree, host: &str, event: &Value) -> (i32, Value) {
 }
 
 /// Claude Code gets the wrapped command as `updatedInput` (its other input
-/// fields kept); Gemini, which cannot rewrite, keeps asking.
+/// fields kept); Gemini, which cannot rewrite, is not allowed the call.
 #[test]
 fn hooks_rewrite_for_claude_code_and_ask_for_gemini() {
     if !require_sandbox() {
@@ -500,5 +502,12 @@ fn hooks_rewrite_for_claude_code_and_ask_for_gemini() {
     });
     let (code, v) = hook(&t, "gemini", &gem);
     assert_eq!(code, 0, "{v}");
-    assert_eq!(v["decision"], "ask", "{v}");
+    // Gemini CLI cannot run a rewritten command: the call is not allowed.
+    // It asks where a human can answer; under this test no Gemini CLI
+    // process is found, so nobody can, and the ask becomes a block.
+    assert_eq!(v["decision"], "deny", "{v}");
+    assert!(v["reason"]
+        .as_str()
+        .is_some_and(|r| r.contains("approval_required") && r.contains("cannot be found")));
+    assert!(v.get("hookSpecificOutput").is_none(), "{v}");
 }

@@ -197,7 +197,17 @@ impl Resolver<'_> {
         if !self.windows {
             return v.to_string();
         }
+        // Windows drops trailing dots and spaces of every name
+        // (`".env "` and `settings.json.` name `.env`, `settings.json`).
         let s = v.replace('\\', "/");
+        let s = s
+            .split('/')
+            .map(|seg| match seg.trim_end_matches(['.', ' ']) {
+                "" if !seg.is_empty() && seg.chars().all(|c| c == '.') => seg,
+                t => t,
+            })
+            .collect::<Vec<_>>()
+            .join("/");
         let b = s.as_bytes();
         if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
             return format!("/{s}");
@@ -247,10 +257,46 @@ impl Resolver<'_> {
         false
     }
 
+    /// On Windows semantics, the text a word names when its source holds a
+    /// `\` (which bash would have taken as an escape): the source with its
+    /// quotes removed, `None` when it expands anything. Other words: `None`.
+    fn windows_text(&self, w: &Word) -> Option<Option<String>> {
+        if !self.windows || !w.raw.contains('\\') {
+            return None;
+        }
+        if w.raw.contains(['$', '`']) || !w.substs.is_empty() {
+            return Some(None);
+        }
+        Some(Some(
+            w.raw.chars().filter(|c| !matches!(c, '"' | '\'')).collect(),
+        ))
+    }
+
+    /// The static text of a word, as the path checks read it.
+    pub fn text_of(&self, w: &Word) -> String {
+        match self.windows_text(w) {
+            Some(Some(t)) => t,
+            _ => w.lossy_value(),
+        }
+    }
+
     /// Resolve a word as a path operand or redirect target.
     pub fn resolve(&self, w: &Word, cwd: Option<&str>) -> Res {
         if w.proc_subst {
             return Res::Path(None);
+        }
+        match self.windows_text(w) {
+            None => {}
+            Some(None) => return Res::Dynamic,
+            Some(Some(v)) => {
+                if !w.glob {
+                    return Res::Path(self.resolve_value(&v, None, cwd));
+                }
+                if crate::resolve::glob_then_dotdot(&self.separators(&v)) {
+                    return Res::Dynamic;
+                }
+                return Res::Path(self.resolve_value(&v, Some(&v), cwd));
+            }
         }
         if let Some(v) = w.expanded(self.home) {
             if !w.glob {
@@ -415,6 +461,21 @@ fn model_words(inv: &Invocation) -> Option<(Vec<ModelWord>, Vec<usize>)> {
             op.role
         };
         if let Some(w) = inv.argv.get(op.at + 1) {
+            // `strings @F`, `readelf -a @F`: binutils (and gcc, javac…)
+            // read a response file `@F`; the file it names is read too.
+            if matches!(role, Role::Read | Role::List | Role::Any) {
+                if let Some(f) = w
+                    .literal()
+                    .as_deref()
+                    .and_then(|t| t.strip_prefix('@'))
+                    .filter(|f| !f.is_empty())
+                {
+                    out.push(ModelWord {
+                        word: Word::static_text(f, w.start, false),
+                        role: Role::Read,
+                    });
+                }
+            }
             out.push(ModelWord {
                 word: w.clone(),
                 role,
@@ -475,10 +536,55 @@ fn names_secret_variable(raw: &str) -> bool {
     false
 }
 
+/// Programs of cmd and PowerShell whose operands are paths, under Windows
+/// semantics (lower case).
+const WINDOWS_PATH_AWARE: &[&str] = &[
+    "type",
+    "more",
+    "dir",
+    "findstr",
+    "copy",
+    "xcopy",
+    "robocopy",
+    "move",
+    "del",
+    "erase",
+    "ren",
+    "rename",
+    "rd",
+    "rmdir",
+    "md",
+    "mkdir",
+    "get-content",
+    "gc",
+    "select-string",
+    "sls",
+    "get-item",
+    "gi",
+    "get-childitem",
+    "gci",
+    "ls",
+    "test-path",
+    "resolve-path",
+    "copy-item",
+    "cp",
+    "move-item",
+    "mv",
+    "remove-item",
+    "ri",
+    "rm",
+    "set-content",
+    "sc",
+    "add-content",
+    "out-file",
+    "new-item",
+    "ni",
+];
+
 /// A word of a command line a runner runs counts as a path when it looks
 /// like one (the runner's program is judged by hard deny and its verb).
 fn argv_word_is_path(w: &Word, r: &Resolver) -> bool {
-    let v = w.lossy_value();
+    let v = r.text_of(w);
     !v.starts_with('-')
         && (is_path_like(&v, r.windows) || matches!(w.segs.first(), Some(Seg::Home)))
 }
@@ -497,22 +603,9 @@ pub fn for_invocation(
 ) -> Option<CommandCandidates> {
     // An unquoted glob that would expand to an option (a file named
     // `--pre=sh` next to `rg TODO *`) changes the argv that runs (§15.12).
-    if !is_side_effect(&inv.program().unwrap_or_default()) {
-        let after_dashdash = inv
-            .reading
-            .as_ref()
-            .and_then(|r| r.parsed.dashdash)
-            .map(|d| d + 1);
-        for (i, w) in inv.argv.iter().enumerate().skip(1) {
-            if !w.glob || after_dashdash.is_some_and(|d| i > d) {
-                continue;
-            }
-            let v = w.lossy_value();
-            if crate::globs::may_expand_to_option(&v, inv.cwd.as_deref(), r.fs) {
-                reasons.push("glob_expands_to_option".into());
-                break;
-            }
-        }
+    // Printing builtins (`echo *`) parse no options from it.
+    if !is_side_effect(&inv.program().unwrap_or_default()) && r.glob_injects_option(inv) {
+        reasons.push("glob_option_injection".into());
     }
     let v = inv.verb()?;
     // A command with an option or program text no grant covers names
@@ -565,7 +658,7 @@ pub fn for_invocation(
     // Paths in leading assignment values are touched too (§15.4):
     // `OUT=~/.claude/settings.json make` may write there.
     for (_, w) in &inv.assigns {
-        let v = w.lossy_value();
+        let v = r.text_of(w);
         let home_start = matches!(w.segs.first(), Some(Seg::Home));
         if !(is_path_like(&v, r.windows) || home_start) {
             continue;
@@ -586,7 +679,12 @@ pub fn for_invocation(
             .skip(1)
             .any(|w| names_secret_variable(&w.raw));
     let side_effect_verb = side_effect_verb && !prints_secret;
-    let path_aware = is_path_aware(&base);
+    // Windows semantics: cmd's and PowerShell's readers and copiers take
+    // paths (`type F`, `copy A B`, `Get-Content F`); a bash builtin's model
+    // (`type NAME` names commands) does not apply to them.
+    let windows_reader =
+        r.windows && WINDOWS_PATH_AWARE.contains(&base.to_ascii_lowercase().as_str());
+    let path_aware = is_path_aware(&base) || windows_reader;
     let mut dirs: Vec<Option<String>> = Vec::new();
 
     if side_effect_verb {
@@ -620,7 +718,11 @@ pub fn for_invocation(
     // A per-command directory flag (`tar -C DIR`, `git -C DIR`…) names the
     // effective directory itself: it is an operand (extracting into it
     // writes below it), already resolved.
-    let model = model_words(inv);
+    let model = if windows_reader {
+        None
+    } else {
+        model_words(inv)
+    };
     let chdir_flag = match &inv.reading {
         Some(rd) => rd
             .parsed
@@ -651,7 +753,7 @@ pub fn for_invocation(
                 // Flag arity never hides a word of a path-aware verb (§5.2):
                 // its generic operands count too (over-inclusion only adds
                 // directories).
-                for w in path_aware_operands(&base, &inv.argv) {
+                for w in path_aware_operands(&base, &inv.argv, r.windows) {
                     // Program text (a sed script, an awk program) is never a
                     // file; anything else the generic rule sees counts.
                     let known = words
@@ -672,7 +774,7 @@ pub fn for_invocation(
         }
         None => {
             if path_aware {
-                for w in path_aware_operands(&base, &inv.argv) {
+                for w in path_aware_operands(&base, &inv.argv, r.windows) {
                     words.push((w, None));
                 }
             } else {
@@ -742,7 +844,7 @@ pub fn for_invocation(
             if candidate.proc_subst {
                 continue;
             }
-            let static_part = candidate.lossy_value();
+            let static_part = r.text_of(&candidate);
             let home_start = matches!(candidate.segs.first(), Some(Seg::Home));
             if role.is_none() && !(is_path_like(&static_part, r.windows) || home_start) {
                 continue;
@@ -864,7 +966,7 @@ fn dir_flag_words(base: &str, argv: &[Word]) -> Vec<usize> {
 
 /// File operands of a path-aware verb (§5.2). Flag arity is never used to
 /// hide a word: a flag's separate value is an operand like any other word.
-pub fn path_aware_operands(base: &str, argv: &[Word]) -> Vec<Word> {
+pub fn path_aware_operands(base: &str, argv: &[Word], windows: bool) -> Vec<Word> {
     let mut out = Vec::new();
     let pattern_verb = matches!(
         base,
@@ -925,7 +1027,9 @@ pub fn path_aware_operands(base: &str, argv: &[Word]) -> Vec<Word> {
         if lit.is_some() && !v.is_empty() && v.chars().all(|c| c.is_ascii_digit()) {
             continue;
         }
-        if lit.is_some() && (is_url(&v) || is_remote_spec(&v)) {
+        // `C:\x` under Windows semantics is a drive path, not `host:path`.
+        let drive = windows && is_anchored(&w.raw, true);
+        if lit.is_some() && (is_url(&v) || (!drive && is_remote_spec(&v))) {
             continue;
         }
         if !skipped_first {

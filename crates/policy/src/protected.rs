@@ -724,15 +724,24 @@ impl<'a> Protected<'a> {
         self.patched(&paths::normalize(target), &ps)
     }
 
-    /// The files of a patch, with 0 and 1 leading components stripped.
+    /// The files of a patch, with any number of leading components
+    /// stripped (`-pN` may be given in any spelling, or not at all). A
+    /// patch naming no file is not understood: patch may still find one
+    /// (an ed script, a header it guesses, `Index:` lines).
     fn patched(&self, target: &str, ps: &[String]) -> Verdict {
+        if ps.is_empty() {
+            return Verdict::Unknown("no file name could be read from the patch".into());
+        }
         let stripped: Vec<String> = ps
             .iter()
             .flat_map(|p| {
                 let p = p.trim_start_matches('/');
-                let one = p.split_once('/').map(|(_, r)| r.to_string());
-                std::iter::once(p.to_string()).chain(one)
+                let cuts = p.match_indices('/').map(|(i, _)| p[i + 1..].to_string());
+                std::iter::once(p.to_string())
+                    .chain(cuts)
+                    .collect::<Vec<_>>()
             })
+            .filter(|p| !p.is_empty())
             .collect();
         self.all_created(target, stripped.iter().map(String::as_str))
     }
@@ -802,8 +811,11 @@ impl<'a> Protected<'a> {
         if self.reaches(&t, Access::Write, false) {
             return Verdict::Protected(lexical.to_string());
         }
-        let real_dir = matches!(self.fs.lstat(lexical), Ok(crate::fs::FileKind::Dir));
-        let creates_it = !real_dir && (replace || self.fs.lstat(lexical).is_err());
+        // A name made where a protected directory already stands: the
+        // program fails (`ln -t . tpl/.claude` with `.claude` present) or
+        // merges into it; neither is a reason to let it through, and the
+        // gate does not rely on the failure (fail closed).
+        let creates_it = replace || self.fs.lstat(lexical).is_err();
         if creates_it && self.is_protected_ancestor(lexical) {
             return Verdict::Protected(lexical.to_string());
         }
@@ -1123,9 +1135,18 @@ fn has_short(args: &[String], c: char) -> bool {
         .any(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains(c))
 }
 
+/// Whether a long option is given, in any spelling getopt accepts: whole,
+/// with `=VALUE`, or abbreviated (`--rec` for `--recursive`). Counting
+/// every prefix of at least one letter errs towards "given", the strict
+/// side for each use here.
 fn has_long(args: &[String], l: &str) -> bool {
-    args.iter()
-        .any(|a| a == l || (a.starts_with(l) && a.as_bytes().get(l.len()) == Some(&b'=')))
+    args.iter().any(|a| {
+        if !a.starts_with("--") || a.len() < 3 {
+            return a == l;
+        }
+        let name = a.split_once('=').map_or(a.as_str(), |(n, _)| n);
+        name.len() >= 3 && l.starts_with(name)
+    })
 }
 
 /// Classify a command's recursion behaviour.

@@ -112,11 +112,16 @@ enum Found {
     Bare(String),
 }
 
+/// Whether `d` may be a git directory. Git itself wants a valid `HEAD`, an
+/// `objects` and a `refs` directory; the gate is looser on purpose (fail
+/// closed): the same command line can create the missing parts before git
+/// runs (`mkdir -p x/objects x/refs; git -C x log`), so a `HEAD` alone, or
+/// `objects` and `refs` alone, already count.
 fn is_git_directory(fs: &dyn Fs, d: &str) -> bool {
     matches!(
         fs.lstat(&format!("{d}/HEAD")),
-        Ok(FileKind::File | FileKind::Symlink)
-    ) && matches!(fs.stat(&format!("{d}/objects")), Ok(FileKind::Dir))
+        Ok(FileKind::File | FileKind::Symlink | FileKind::Other)
+    ) || matches!(fs.stat(&format!("{d}/objects")), Ok(FileKind::Dir))
         && matches!(fs.stat(&format!("{d}/refs")), Ok(FileKind::Dir))
 }
 

@@ -351,10 +351,11 @@ pub fn targets_secrets(seg: &str) -> bool {
     samples(seg).iter().any(|n| is_secret_name(n))
 }
 
-/// A few names a glob segment matches: each `*` as nothing, as `x` and as
-/// `example`; each `?` as `x`; each bracket as its first member.
+/// A few names a glob segment matches: each `*` as nothing, as `x`, as
+/// `example` and as `.` (filters match dot-names: `*env` selects `.env`);
+/// each `?` as `x`; each bracket as its first member.
 fn samples(seg: &str) -> Vec<String> {
-    ["", "x", "example"]
+    ["", "x", "example", "."]
         .iter()
         .map(|fill| {
             let mut out = String::new();

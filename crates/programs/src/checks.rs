@@ -14,6 +14,7 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "refspec" => refspec(text),
         "pkgspec" => pkgspec(text),
         "localrev" => local_rev(text),
+        "commitrev" => commit_rev(text),
         "none" => Err("program text is never read-only here".into()),
         _ => Err(format!("no validator named {name}")),
     }
@@ -72,6 +73,28 @@ pub fn pkgspec(text: &str) -> Result<(), String> {
 pub fn local_rev(text: &str) -> Result<(), String> {
     if text.starts_with("FETCH_HEAD") {
         Err("FETCH_HEAD holds commits fetched from anywhere".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// A revision that names commits by a ref (`HEAD~1`, `main..topic`,
+/// `v1.2`), never a bare object id: `git show 8678f97` or
+/// `git diff <id> <id>` print a blob's content when the id is a file's
+/// (one `git ls-files -s .env` away), and no path is there to check.
+pub fn commit_rev(text: &str) -> Result<(), String> {
+    local_rev(text)?;
+    let bare_id = |t: &str| t.len() >= 4 && t.bytes().all(|b| b.is_ascii_hexdigit());
+    let peeled = text.contains("^{");
+    let sides = text.split("..").map(|t| t.trim_start_matches('.'));
+    if peeled
+        || sides
+            .into_iter()
+            .any(|t| bare_id(t.trim_start_matches('^')))
+    {
+        Err(format!(
+            "`{text}` may name a file's content by its object id"
+        ))
     } else {
         Ok(())
     }

@@ -218,6 +218,11 @@ pub fn is_oneshot(reason: &str) -> bool {
     reason.starts_with("oneshot_option:") || reason.starts_with("operand_check:")
 }
 
+/// Operand checks that only decide whether a form is read-only: a call
+/// failing one asks, and the human's grant for its verb covers it (a
+/// `git show` grant covers `git show 4c1e9a2`).
+const READ_ONLY_CHECKS: &[&str] = &["commitrev"];
+
 /// Why a grant for the call's verb would not cover it (empty: covered).
 pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
     let mut out = Vec::new();
@@ -289,7 +294,7 @@ pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
             if !code_ok(op.check.or(check), text) {
                 out.push(format!("program_text:{name}"));
             }
-        } else if let Some(c) = op.check {
+        } else if let Some(c) = op.check.filter(|c| !READ_ONLY_CHECKS.contains(c)) {
             // Operand checks (a push's remote and refspecs).
             if !code_ok(Some(c), text) {
                 out.push(format!("operand_check:{name}:{c}"));

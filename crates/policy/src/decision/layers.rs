@@ -163,10 +163,11 @@ pub(super) fn candidates_of(
 /// 3. Hard deny (§9.3), on everything found, nested and ungated commands
 ///    included.
 pub(super) fn hard_deny(c: &ShellCall) -> Option<Decision> {
-    let d = hard_deny_rules::check(
+    let d = hard_deny_rules::check_in(
         &c.analysis,
         &c.req.command,
         &c.ctx.home,
+        Some(c.ctx.fs),
         c.policy.config.hard_deny_rules(),
     )?;
     let mut out = c
@@ -229,13 +230,6 @@ pub(super) fn protected(c: &mut ShellCall) -> Option<Decision> {
             return Some(out);
         }
         for r in found.complex {
-            if !reasons.contains(&r) {
-                reasons.push(r);
-            }
-        }
-        // A glob that expands to an option (§15.12).
-        if inv.gated && c.resolver.glob_injects_option(inv) {
-            let r = "glob_option_injection".to_string();
             if !reasons.contains(&r) {
                 reasons.push(r);
             }

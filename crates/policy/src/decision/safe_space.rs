@@ -194,6 +194,23 @@ pub(super) fn reads_stay_safe(
             return false;
         }
     }
+    // Without a file operand, recursive readers read the working directory
+    // (`grep -R key`, `rg --follow key`, `tree -l`).
+    if (b.follows_links || b.recursive_read)
+        && !c.touches.iter().any(|t| t.kind == TouchKind::Operand)
+    {
+        let Some(cwd) = inv.cwd.as_deref() else {
+            return false;
+        };
+        let cwd = paths::normalize(cwd);
+        let home = paths::normalize(&ctx.home);
+        if b.recursive_read && within(&home, &cwd, ci) {
+            return false;
+        }
+        if b.follows_links && !resolve::tree_stays_within(ctx.fs, &cwd, &roots, ci) {
+            return false;
+        }
+    }
     true
 }
 

@@ -239,6 +239,7 @@ fn local_or_remote_critical(a: &XArg, place: Place) -> Option<String> {
     let remote_place = Place {
         home: "/nonexistent-remote-home",
         cwd: None,
+        fs: None,
     };
     critical(&rest, remote_place, false).map(|t| format!("{host}:{t}"))
 }

@@ -68,7 +68,19 @@ const MAX_DEPTH: usize = 4;
 /// decides; call-wide patterns (fork bomb, remote code, reverse shells, a
 /// process lookup feeding `kill`) come after.
 pub fn check(a: &Analysis, command: &str, home: &str, rules: &[HardDenyRule]) -> Option<Denial> {
-    if let Some(d) = check_depth(a, home, rules, 0) {
+    check_in(a, command, home, None, rules)
+}
+
+/// [`check`], with targets also resolved through `fs` as the kernel walks
+/// them (symbolic links in the project pointing at the home or `/`).
+pub fn check_in(
+    a: &Analysis,
+    command: &str,
+    home: &str,
+    fs: Option<&dyn crate::fs::Fs>,
+    rules: &[HardDenyRule],
+) -> Option<Denial> {
+    if let Some(d) = check_depth(a, home, fs, rules, 0) {
         return Some(d);
     }
     for r in rules {
@@ -81,9 +93,15 @@ pub fn check(a: &Analysis, command: &str, home: &str, rules: &[HardDenyRule]) ->
     None
 }
 
-fn check_depth(a: &Analysis, home: &str, rules: &[HardDenyRule], depth: usize) -> Option<Denial> {
+fn check_depth(
+    a: &Analysis,
+    home: &str,
+    fs: Option<&dyn crate::fs::Fs>,
+    rules: &[HardDenyRule],
+    depth: usize,
+) -> Option<Denial> {
     for inv in &a.invocations {
-        if let Some(d) = invocation_depth(inv, home, depth) {
+        if let Some(d) = invocation_depth(inv, home, fs, depth) {
             return Some(d);
         }
         if let Some(d) = custom_verb(inv, rules) {
@@ -149,14 +167,20 @@ pub(crate) fn program_base(p: &str) -> String {
 
 /// Rules that look at one simple command.
 pub fn check_invocation(inv: &Invocation, home: &str) -> Option<Denial> {
-    invocation_depth(inv, home, 0)
+    invocation_depth(inv, home, None, 0)
 }
 
-fn invocation_depth(inv: &Invocation, home: &str, depth: usize) -> Option<Denial> {
+fn invocation_depth(
+    inv: &Invocation,
+    home: &str,
+    fs: Option<&dyn crate::fs::Fs>,
+    depth: usize,
+) -> Option<Denial> {
     let argv = expand_all(&inv.argv, home);
     let place = Place {
         home,
         cwd: inv.cwd.as_deref(),
+        fs,
     };
     check_argv(&argv, &inv.redirects, place, depth)
 }
@@ -290,7 +314,7 @@ fn command_string(text: &str, c: &Cmd) -> Option<Denial> {
             ..Default::default()
         },
     );
-    check_depth(&a, c.place.home, &[], c.depth + 1)
+    check_depth(&a, c.place.home, c.place.fs, &[], c.depth + 1)
 }
 
 #[cfg(test)]

@@ -9,6 +9,8 @@
 //! (`/$X`, `~/$X/`), because it may be empty or anything.
 
 use super::words::XArg;
+use crate::fs::Fs;
+use crate::resolve::{self, Kernel};
 use regex::Regex;
 use shellgate_shell::paths;
 use std::sync::OnceLock;
@@ -52,11 +54,14 @@ pub const MORE_ROOTS: &[&str] = &[
     "/nix/store",
 ];
 
-/// Where the command runs and whose home it is.
-#[derive(Debug, Clone, Copy)]
+/// Where the command runs and whose home it is; `fs`, when given, lets a
+/// target be resolved as the kernel walks it (`dep/../*` with
+/// `dep -> ~/cache` is `~/*`).
+#[derive(Clone, Copy)]
 pub(crate) struct Place<'a> {
     pub home: &'a str,
     pub cwd: Option<&'a str>,
+    pub fs: Option<&'a dyn Fs>,
 }
 
 /// `/`, a system directory, one of the more roots, an ancestor of the home
@@ -129,6 +134,44 @@ fn absolute(text: &str, metas: &[usize], place: Place) -> Option<Vec<(String, bo
     Some(normalize(segs))
 }
 
+/// [`critical`] for a static target, resolved as the kernel walks it:
+/// symbolic links before a `..` or a glob are followed (the last name is
+/// not: `rm -rf link` removes the link).
+fn kernel_critical(v: &str, metas: &[usize], place: Place, home_too: bool) -> Option<String> {
+    let fs = place.fs?;
+    let raw = if v.starts_with('/') {
+        v.to_string()
+    } else {
+        resolve::join_raw(place.cwd?, v)
+    };
+    let shift = raw.len() - v.len();
+    let metas: Vec<usize> = metas.iter().map(|m| m + shift).collect();
+    let segs = segments(&raw, &metas);
+    let crit = |p: &str| is_critical(p, place.home, home_too);
+    match segs.iter().position(|(_, g)| *g) {
+        None => match resolve::kernel(fs, &raw, false) {
+            Kernel::Path(k) => crit(&k).then_some(k),
+            Kernel::Unresolvable => None,
+        },
+        Some(g) => {
+            let rest_all_globs = segs[g..]
+                .iter()
+                .all(|(s, glob)| *glob || s.is_empty() || s == ".");
+            if !rest_all_globs {
+                return None;
+            }
+            let dir: Vec<&str> = segs[..g].iter().map(|(s, _)| s.as_str()).collect();
+            let dir = format!("{}/", dir.join("/"));
+            match resolve::kernel(fs, &dir, true) {
+                Kernel::Path(k) => {
+                    crit(&k).then(|| format!("{}/{}", k.trim_end_matches('/'), segs[g].0))
+                }
+                Kernel::Unresolvable => None,
+            }
+        }
+    }
+}
+
 /// Whether a target of a recursive delete, chmod, chown… is critical.
 /// Returns the critical directory it reaches.
 pub(crate) fn critical(a: &XArg, place: Place, home_too: bool) -> Option<String> {
@@ -138,53 +181,65 @@ pub(crate) fn critical(a: &XArg, place: Place, home_too: bool) -> Option<String>
             if v.is_empty() {
                 return None;
             }
-            let segs = absolute(v, &a.metas, place)?;
-            match segs.iter().position(|(_, g)| *g) {
-                None => {
-                    let p = join(&segs);
-                    crit(&p).then_some(p)
-                }
-                Some(g) => {
-                    let dir = join(&segs[..g]);
-                    let rest_all_globs = segs[g..].iter().all(|(_, glob)| *glob);
-                    (rest_all_globs && crit(&dir))
-                        .then(|| format!("{}/{}", dir.trim_end_matches('/'), segs[g].0))
-                }
-            }
+            let lexical = critical_lexical(v, &a.metas, place, crit);
+            lexical.or_else(|| kernel_critical(v, &a.metas, place, home_too))
         }
+        None => critical_dynamic(a, place, crit),
+    }
+}
+
+fn critical_lexical(
+    v: &str,
+    metas: &[usize],
+    place: Place,
+    crit: impl Fn(&str) -> bool,
+) -> Option<String> {
+    let segs = absolute(v, metas, place)?;
+    match segs.iter().position(|(_, g)| *g) {
         None => {
-            // Unknown piece: it may be empty or anything. Critical when it
-            // stands directly inside a critical directory and what follows
-            // it adds nothing but separators, `.` or globs.
-            if a.prefix.is_empty() {
-                return None;
-            }
-            let tail_inert = segments(&a.tail, &a.tail_metas)
-                .iter()
-                .skip(1)
-                .all(|(s, g)| *g || s.is_empty() || s == ".");
-            if !tail_inert {
-                return None;
-            }
-            let dir_text = match a.prefix.rfind('/') {
-                Some(0) => "/".to_string(),
-                Some(i) => a.prefix[..i].to_string(),
-                None => ".".to_string(),
-            };
-            let prefix_metas: Vec<usize> = a
-                .metas
-                .iter()
-                .copied()
-                .filter(|&m| m < dir_text.len())
-                .collect();
-            let segs = absolute(&dir_text, &prefix_metas, place)?;
-            if segs.iter().any(|(_, g)| *g) {
-                return None;
-            }
-            let dir = join(&segs);
-            crit(&dir).then(|| format!("{}/…", dir.trim_end_matches('/')))
+            let p = join(&segs);
+            crit(&p).then_some(p)
+        }
+        Some(g) => {
+            let dir = join(&segs[..g]);
+            let rest_all_globs = segs[g..].iter().all(|(_, glob)| *glob);
+            (rest_all_globs && crit(&dir))
+                .then(|| format!("{}/{}", dir.trim_end_matches('/'), segs[g].0))
         }
     }
+}
+
+fn critical_dynamic(a: &XArg, place: Place, crit: impl Fn(&str) -> bool) -> Option<String> {
+    // Unknown piece: it may be empty or anything. Critical when it
+    // stands directly inside a critical directory and what follows
+    // it adds nothing but separators, `.` or globs.
+    if a.prefix.is_empty() {
+        return None;
+    }
+    let tail_inert = segments(&a.tail, &a.tail_metas)
+        .iter()
+        .skip(1)
+        .all(|(s, g)| *g || s.is_empty() || s == ".");
+    if !tail_inert {
+        return None;
+    }
+    let dir_text = match a.prefix.rfind('/') {
+        Some(0) => "/".to_string(),
+        Some(i) => a.prefix[..i].to_string(),
+        None => ".".to_string(),
+    };
+    let prefix_metas: Vec<usize> = a
+        .metas
+        .iter()
+        .copied()
+        .filter(|&m| m < dir_text.len())
+        .collect();
+    let segs = absolute(&dir_text, &prefix_metas, place)?;
+    if segs.iter().any(|(_, g)| *g) {
+        return None;
+    }
+    let dir = join(&segs);
+    crit(&dir).then(|| format!("{}/…", dir.trim_end_matches('/')))
 }
 
 /// What writing a special file does.
@@ -278,6 +333,7 @@ mod tests {
     const P: Place = Place {
         home: "/home/u",
         cwd: Some("/home/u/p"),
+        fs: None,
     };
 
     fn crit(s: &str) -> bool {
@@ -413,6 +469,7 @@ mod tests {
         let in_dev = Place {
             home: "/home/u",
             cwd: Some("/dev"),
+            fs: None,
         };
         assert!(special(&XArg::lit("sda"), in_dev).is_some());
     }
