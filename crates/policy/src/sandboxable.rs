@@ -420,6 +420,11 @@ fn network_or_worse(p: &Parsed) -> bool {
 /// with a modifier (`--hard`, `-D`, `--force`, paths mode of checkout) or
 /// an option no grant covers is not an edit here.
 fn git_fit(p: &Parsed, args: &[Arg]) -> Fit {
+    // A read-only form (`git status`, `git diff --stat`) beside a local
+    // write (`git add -A && git status --short`) runs confined too.
+    if judge::read_only(p, args).is_ok() {
+        return Fit::Passive;
+    }
     const LOCAL: &[&str] = &["add", "commit", "switch", "stash", "mv", "rm", "restore"];
     let Some(sub) = p.nodes.get(1).and_then(|n| n.names.first()).copied() else {
         return Fit::No;

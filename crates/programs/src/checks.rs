@@ -15,6 +15,7 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "pkgspec" => pkgspec(text),
         "localrev" => local_rev(text),
         "commitrev" => commit_rev(text),
+        "noatfile" => no_at_file(text),
         "none" => Err("program text is never read-only here".into()),
         _ => Err(format!("no validator named {name}")),
     }
@@ -94,6 +95,18 @@ pub fn commit_rev(text: &str) -> Result<(), String> {
     {
         Err(format!(
             "`{text}` may name a file's content by its object id"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// An operand that is not a response file: binutils expand `@FILE` into
+/// options (`--plugin=./x.so` loads code), which the gate cannot see.
+pub fn no_at_file(text: &str) -> Result<(), String> {
+    if text.starts_with('@') {
+        Err(format!(
+            "`{text}` is a response file: its options are not visible"
         ))
     } else {
         Ok(())

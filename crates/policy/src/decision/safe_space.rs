@@ -292,7 +292,7 @@ pub(super) fn names_secret_word(inv: &analyze::Invocation) -> bool {
     // (`grep credentials f`, `awk '/x/' f`) unless `-e`/`-f`/… supplies it.
     let pattern_verb = matches!(
         base.as_str(),
-        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "sed" | "awk" | "gawk" | "mawk" | "jq"
+        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "sed" | "awk" | "gawk" | "mawk" | "jq" | "yq"
     );
     let explicit = words.iter().skip(1).any(|w| {
         matches!(
