@@ -39,8 +39,10 @@ impl StateDb {
         cwd: Option<&str>,
         status: i32,
     ) -> Result<(), StateError> {
-        self.q(self.conn.execute_batch(CREATE))?;
-        self.q(self.conn.execute(
+        self.mark_rows(session)?;
+        let conn = self.conn()?;
+        self.q(conn.execute_batch(CREATE))?;
+        self.q(conn.execute(
             "INSERT INTO sandbox_failures (session, tool, command, cwd, status, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![session, tool, command, cwd, status, now_rfc3339()],
@@ -56,8 +58,13 @@ impl StateDb {
         command: &str,
         cwd: Option<&str>,
     ) -> Result<bool, StateError> {
-        let exists: Option<i64> = self.q(self
-            .conn
+        if !self.may_have_rows(session) {
+            return Ok(false);
+        }
+        let Some(conn) = self.conn_if_exists()? else {
+            return Ok(false);
+        };
+        let exists: Option<i64> = self.q(conn
             .query_row(
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sandbox_failures'",
                 [],
@@ -67,8 +74,7 @@ impl StateDb {
         if exists.is_none() {
             return Ok(false);
         }
-        let found: Option<i64> = self.q(self
-            .conn
+        let found: Option<i64> = self.q(conn
             .query_row(
                 "SELECT 1 FROM sandbox_failures
                  WHERE session = ?1 AND tool = ?2 AND command = ?3 AND cwd IS ?4 LIMIT 1",
@@ -81,8 +87,9 @@ impl StateDb {
 
     /// Forget the failed sandboxed runs of a session (when it ends).
     pub(super) fn forget_sandbox_failures(&self, session: &str) -> Result<(), StateError> {
-        self.q(self.conn.execute_batch(CREATE))?;
-        self.q(self.conn.execute(
+        let conn = self.conn()?;
+        self.q(conn.execute_batch(CREATE))?;
+        self.q(conn.execute(
             "DELETE FROM sandbox_failures WHERE session = ?1",
             params![session],
         ))?;
