@@ -68,11 +68,8 @@ impl StoreCache {
     pub fn get(&mut self) -> Result<&Store, StoreError> {
         let now = stamp(&self.path)?;
         if self.stamp != Some(now) {
-            self.store = match now {
-                // No file: no grants (nothing to read or quarantine).
-                None => Store::empty(),
-                Some(_) => Store::load(&self.path)?.0,
-            };
+            let (store, _) = Store::load(&self.path)?;
+            self.store = store;
             self.stamp = Some(now);
         }
         Ok(&self.store)

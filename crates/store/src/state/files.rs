@@ -111,12 +111,12 @@ impl Files {
     /// Create `state/sessions/` (and `state/`) if absent.
     pub(super) fn ensure_sessions_dir(&self) -> Result<(), StateError> {
         let dir = self.sessions_dir();
-        match create_private_dir(&dir) {
+        match fs::create_dir(&dir) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 create_private_dir_all(&self.state).map_err(|e| io_err(&self.state, e))?;
-                match create_private_dir(&dir) {
+                match fs::create_dir(&dir) {
                     Ok(()) => Ok(()),
                     Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
                     Err(e) => Err(io_err(&dir, e)),
@@ -138,24 +138,11 @@ impl Files {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io_err(&path, e)),
         };
-        // A record is a few hundred bytes: one read usually takes it all.
-        let mut text = vec![0u8; 4096];
-        let mut len = 0;
-        loop {
-            if len == text.len() {
-                if len as u64 >= MAX_RECORD_BYTES {
-                    break;
-                }
-                text.resize(len * 2, 0);
-            }
-            match f.read(&mut text[len..]) {
-                Ok(0) => break,
-                Ok(n) => len += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(io_err(&path, e)),
-            }
-        }
-        text.truncate(len);
+        let mut text = Vec::new();
+        (&mut f)
+            .take(MAX_RECORD_BYTES)
+            .read_to_end(&mut text)
+            .map_err(|e| io_err(&path, e))?;
         Ok(Some(parse_record(id, &text)))
     }
 
@@ -283,17 +270,6 @@ pub(super) fn open_private(path: &Path, new: bool) -> io::Result<File> {
         o.mode(0o600);
     }
     o.open(path)
-}
-
-/// `create_dir` with mode 0700.
-fn create_private_dir(dir: &Path) -> io::Result<()> {
-    let mut b = fs::DirBuilder::new();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        b.mode(0o700);
-    }
-    b.create(dir)
 }
 
 /// `create_dir_all` with mode 0700 for what it creates (the state holds

@@ -149,8 +149,6 @@ pub struct StateDb {
     conn: OnceCell<Connection>,
     path: PathBuf,
     files: Files,
-    /// Session records are known to live in files (asked once).
-    migrated: std::cell::Cell<bool>,
 }
 
 /// Session ids (SPEC §1): `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`.
@@ -209,7 +207,6 @@ impl StateDb {
             conn: OnceCell::new(),
             path: path.to_path_buf(),
             files: Files::new(state),
-            migrated: std::cell::Cell::new(false),
         }
     }
 
@@ -255,23 +252,13 @@ impl StateDb {
     /// written: a database of schema v1 (records in its `sessions` table)
     /// is migrated first.
     pub(super) fn ensure_migrated(&self) -> Result<(), StateError> {
-        if self.is_migrated()? {
+        if self.files.migrated()? {
             return Ok(());
         }
         if self.path.exists() {
             self.conn()?;
         }
         Ok(())
-    }
-
-    /// Whether session records live in files here (remembered once true).
-    pub(super) fn is_migrated(&self) -> Result<bool, StateError> {
-        if self.migrated.get() {
-            return Ok(true);
-        }
-        let m = self.files.migrated()?;
-        self.migrated.set(m);
-        Ok(m)
     }
 
     #[cfg(test)]

@@ -11,12 +11,10 @@ impl StateDb {
     /// The stored session `id`, if it was ever created.
     pub fn session(&self, id: &str) -> Result<Option<SessionRecord>, StateError> {
         if let Some(rec) = self.files.read(id)? {
-            // A record file exists: the records live in files.
-            self.migrated.set(true);
             return Ok(Some(rec));
         }
         // Not found: a database of an older shellgate may still hold it.
-        if !self.is_migrated()? && self.path.exists() {
+        if !self.files.migrated()? && self.path.exists() {
             self.ensure_migrated()?;
             return self.files.read(id);
         }
@@ -92,7 +90,7 @@ impl StateDb {
             return true;
         }
         // An older database not migrated yet: its markers do not exist.
-        !matches!(self.is_migrated(), Ok(true)) && self.path.exists()
+        !matches!(self.files.migrated(), Ok(true)) && self.path.exists()
     }
 
     /// Note that a hook asked about a call of `session` (a later post-tool
@@ -105,6 +103,6 @@ impl StateDb {
     /// Whether a hook ever asked about a call of `session`.
     pub fn was_asked(&self, session: &str) -> bool {
         self.files.marked(session, ASKED)
-            || (!matches!(self.is_migrated(), Ok(true)) && self.path.exists())
+            || (!matches!(self.files.migrated(), Ok(true)) && self.path.exists())
     }
 }
