@@ -1,26 +1,18 @@
-//! The gate's state (SPEC §2.1, §6.4, §9.1 step 7, §10, §12.1): sessions,
-//! session ("This chat") grants, one-time approvals, the append-only
-//! decision log, and the sandboxed runs that failed.
+//! The state database `state/shellgate.db` (SPEC §2.1, §6.4, §9.1 step 7,
+//! §10, §12.1): sessions, session ("This chat") grants, one-time approvals
+//! the append-only decision log, and the sandboxed runs that failed.
 //!
-//! Most of it is the SQLite database `state/shellgate.db`; session records,
-//! per-session markers and the decision log's newest entries are plain
-//! files beside it (`files.rs`), so a hook call whose session has no
-//! grants or approvals never opens SQLite. [`StateDb`] opens the database
-//! on first need.
+//! Many short-lived processes (hooks, `check`, `exec`) open the database at
+//! the same time, so it runs in WAL mode with a busy timeout, every write is
+//! either a single statement or an `IMMEDIATE` transaction (no lock upgrade
+//! that could fail with `SQLITE_BUSY`), and the schema is created once under
+//! a write lock and versioned with `PRAGMA user_version`.
 //!
-//! Many short-lived processes (hooks, `check`, `exec`) use the state at the
-//! same time, so the database runs in WAL mode with a busy timeout, every
-//! write is either a single statement or an `IMMEDIATE` transaction (no
-//! lock upgrade that could fail with `SQLITE_BUSY`), and the schema is
-//! created once under a write lock and versioned with `PRAGMA
-//! user_version`.
-//!
-//! Everything read back is treated as untrusted: unknown audiences read as
-//! `public`, unknown channels as non-interactive (`headless`), malformed
-//! JSON in the log is returned as a string.
+//! Everything read back from the database is treated as untrusted: unknown
+//! audiences read as `public`, unknown channels as non-interactive
+//! (`headless`), malformed JSON in the log is returned as a string.
 
 mod audit;
-mod files;
 mod once;
 mod sandbox_runs;
 mod schema;
@@ -29,17 +21,14 @@ mod sessions;
 
 use schema::create_private_file;
 
-use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use files::Files;
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 use shellgate_policy::model::{Audience, Channel};
 
-/// Schema version stored in `PRAGMA user_version` (2: session records in
-/// files, the decision log fed from `state/audit.log`).
-pub const SCHEMA_VERSION: i64 = 2;
+/// Schema version stored in `PRAGMA user_version`.
+pub const SCHEMA_VERSION: i64 = 1;
 
 /// How long a writer waits for another process's lock before failing.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -91,12 +80,6 @@ pub enum StateError {
     InvalidSessionId { path: PathBuf, id: String },
     #[error("state database '{}': session '{id}' has ended", path.display())]
     SessionEnded { path: PathBuf, id: String },
-    #[error("state file '{}': {source}", path.display())]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
     #[error("state database '{}': cannot encode JSON: {source}", path.display())]
     Json {
         path: PathBuf,
@@ -142,13 +125,11 @@ pub struct DecisionRecord {
     pub source: String,
 }
 
-/// The state: the database (connected on first need) and the files beside
-/// it.
+/// An open connection to the state database.
 #[derive(Debug)]
 pub struct StateDb {
-    conn: OnceCell<Connection>,
+    conn: Connection,
     path: PathBuf,
-    files: Files,
 }
 
 /// Session ids (SPEC §1): `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`.
@@ -187,51 +168,10 @@ pub(super) fn channel_or_headless(s: Option<&str>) -> Channel {
 
 impl StateDb {
     /// Open (creating if needed) the database at `path`, creating its parent
-    /// directory, switching to WAL mode and creating, checking or migrating
-    /// the schema — now.
+    /// directory, switching to WAL mode and creating or checking the schema.
     pub fn open(path: &Path) -> Result<StateDb, StateError> {
-        let db = StateDb::lazy(path);
-        db.conn()?;
-        Ok(db)
-    }
-
-    /// The state whose database is at `path`, without touching the disk:
-    /// the database is opened (and created) when something needs it.
-    pub fn lazy(path: &Path) -> StateDb {
-        let state = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from("."));
-        StateDb {
-            conn: OnceCell::new(),
-            path: path.to_path_buf(),
-            files: Files::new(state),
-        }
-    }
-
-    /// The connection, opening the database first if needed.
-    pub(super) fn conn(&self) -> Result<&Connection, StateError> {
-        if let Some(c) = self.conn.get() {
-            return Ok(c);
-        }
-        let c = self.connect()?;
-        Ok(self.conn.get_or_init(|| c))
-    }
-
-    /// The connection if the database file exists (reads of a state that
-    /// was never written find nothing and create nothing).
-    pub(super) fn conn_if_exists(&self) -> Result<Option<&Connection>, StateError> {
-        if self.conn.get().is_none() && !self.path.exists() {
-            return Ok(None);
-        }
-        self.conn().map(Some)
-    }
-
-    fn connect(&self) -> Result<Connection, StateError> {
-        let path = &self.path;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            files::create_private_dir_all(dir).map_err(|source| StateError::CreateDir {
+            std::fs::create_dir_all(dir).map_err(|source| StateError::CreateDir {
                 path: path.to_path_buf(),
                 source,
             })?;
@@ -243,27 +183,13 @@ impl StateDb {
         };
         let conn = Connection::open(path).map_err(open_err)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(open_err)?;
-        schema::enable_wal(&conn, path)?;
-        schema::migrate(&conn, path, &self.files)?;
-        Ok(conn)
-    }
-
-    /// Make sure session records live in files before one is read or
-    /// written: a database of schema v1 (records in its `sessions` table)
-    /// is migrated first.
-    pub(super) fn ensure_migrated(&self) -> Result<(), StateError> {
-        if self.files.migrated()? {
-            return Ok(());
-        }
-        if self.path.exists() {
-            self.conn()?;
-        }
-        Ok(())
-    }
-
-    #[cfg(test)]
-    pub(super) fn user_version(&self) -> Result<i64, StateError> {
-        schema::user_version(self.conn()?, &self.path)
+        let db = StateDb {
+            conn,
+            path: path.to_path_buf(),
+        };
+        db.enable_wal()?;
+        db.migrate()?;
+        Ok(db)
     }
 
     /// Path of the database file.
@@ -289,9 +215,8 @@ impl StateDb {
         &self,
         f: impl FnOnce(&Transaction<'_>) -> Result<T, StateError>,
     ) -> Result<T, StateError> {
-        let conn = self.conn()?;
         let tx = self.q(Transaction::new_unchecked(
-            conn,
+            &self.conn,
             TransactionBehavior::Immediate,
         ))?;
         let out = f(&tx)?;

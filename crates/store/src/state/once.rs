@@ -27,8 +27,7 @@ impl StateDb {
         cwd: Option<&str>,
         now_unix: i64,
     ) -> Result<(), StateError> {
-        self.mark_rows(session)?;
-        self.q(self.conn()?.execute(
+        self.q(self.conn.execute(
             "INSERT INTO once_approvals (session, tool, command, cwd, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5)",
             params![session, tool, command, cwd, now_unix],
@@ -60,19 +59,14 @@ impl StateDb {
         cwd: Option<&str>,
         now_unix: i64,
     ) -> Result<bool, StateError> {
-        if !self.may_have_rows(session) {
-            return Ok(false);
-        }
-        let Some(conn) = self.conn_if_exists()? else {
-            return Ok(false);
-        };
         let oldest = now_unix.saturating_sub(ONCE_TTL_SECS);
         let newest = now_unix.saturating_add(ONCE_FUTURE_TOLERANCE_SECS);
-        self.q(conn.execute(
+        self.q(self.conn.execute(
             "DELETE FROM once_approvals WHERE created_at < ?1 OR created_at > ?2",
             params![oldest, newest],
         ))?;
-        let taken: Option<i64> = self.q(conn
+        let taken: Option<i64> = self.q(self
+            .conn
             .query_row(
                 "DELETE FROM once_approvals WHERE id = (
                      SELECT id FROM once_approvals

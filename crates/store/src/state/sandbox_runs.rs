@@ -39,10 +39,8 @@ impl StateDb {
         cwd: Option<&str>,
         status: i32,
     ) -> Result<(), StateError> {
-        self.mark_rows(session)?;
-        let conn = self.conn()?;
-        self.q(conn.execute_batch(CREATE))?;
-        self.q(conn.execute(
+        self.q(self.conn.execute_batch(CREATE))?;
+        self.q(self.conn.execute(
             "INSERT INTO sandbox_failures (session, tool, command, cwd, status, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![session, tool, command, cwd, status, now_rfc3339()],
@@ -58,13 +56,8 @@ impl StateDb {
         command: &str,
         cwd: Option<&str>,
     ) -> Result<bool, StateError> {
-        if !self.may_have_rows(session) {
-            return Ok(false);
-        }
-        let Some(conn) = self.conn_if_exists()? else {
-            return Ok(false);
-        };
-        let exists: Option<i64> = self.q(conn
+        let exists: Option<i64> = self.q(self
+            .conn
             .query_row(
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sandbox_failures'",
                 [],
@@ -74,7 +67,8 @@ impl StateDb {
         if exists.is_none() {
             return Ok(false);
         }
-        let found: Option<i64> = self.q(conn
+        let found: Option<i64> = self.q(self
+            .conn
             .query_row(
                 "SELECT 1 FROM sandbox_failures
                  WHERE session = ?1 AND tool = ?2 AND command = ?3 AND cwd IS ?4 LIMIT 1",
@@ -87,9 +81,8 @@ impl StateDb {
 
     /// Forget the failed sandboxed runs of a session (when it ends).
     pub(super) fn forget_sandbox_failures(&self, session: &str) -> Result<(), StateError> {
-        let conn = self.conn()?;
-        self.q(conn.execute_batch(CREATE))?;
-        self.q(conn.execute(
+        self.q(self.conn.execute_batch(CREATE))?;
+        self.q(self.conn.execute(
             "DELETE FROM sandbox_failures WHERE session = ?1",
             params![session],
         ))?;

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use rusqlite::params;
+use rusqlite::{params, Connection, OptionalExtension};
 use shellgate_shell::paths;
 
 use super::*;
@@ -20,14 +20,20 @@ impl StateDb {
         tool: &str,
         grants: &[(String, Option<String>)],
     ) -> Result<usize, StateError> {
-        if self.session(session)?.is_some_and(|r| r.ended_at.is_some()) {
-            return Err(StateError::SessionEnded {
-                path: self.path.clone(),
-                id: session.to_string(),
-            });
-        }
-        self.mark_rows(session)?;
         self.write_tx(|tx| {
+            let ended: Option<Option<String>> = self.q(tx
+                .query_row(
+                    "SELECT ended_at FROM sessions WHERE id = ?1",
+                    params![session],
+                    |r| r.get(0),
+                )
+                .optional())?;
+            if let Some(Some(_)) = ended {
+                return Err(StateError::SessionEnded {
+                    path: self.path.clone(),
+                    id: session.to_string(),
+                });
+            }
             let now = now_rfc3339();
             let mut stmt = self.q(tx.prepare(
                 "INSERT OR IGNORE INTO session_grants
@@ -60,13 +66,15 @@ impl StateDb {
     /// The session chain: `session` itself, then its parent, grandparent, …
     /// up to [`MAX_PARENT_DEPTH`] ancestors, stopping at a cycle or at an
     /// unknown session.
-    fn session_chain(&self, session: &str) -> Result<Vec<String>, StateError> {
+    fn session_chain(&self, conn: &Connection, session: &str) -> Result<Vec<String>, StateError> {
         let mut chain = vec![session.to_string()];
         let mut seen: HashSet<String> = chain.iter().cloned().collect();
+        let mut stmt = self.q(conn.prepare_cached("SELECT parent FROM sessions WHERE id = ?1"))?;
         let mut current = session.to_string();
         for _ in 0..MAX_PARENT_DEPTH {
-            let parent = self.session(&current)?.and_then(|r| r.parent);
-            match parent {
+            let parent: Option<Option<String>> =
+                self.q(stmt.query_row(params![current], |r| r.get(0)).optional())?;
+            match parent.flatten() {
                 Some(p) if !p.is_empty() && seen.insert(p.clone()) => {
                     chain.push(p.clone());
                     current = p;
@@ -87,16 +95,9 @@ impl StateDb {
         audience: Audience,
         tool: &str,
     ) -> Result<Vec<SessionGrant>, StateError> {
-        let chain = self.session_chain(session)?;
-        // Only sessions whose marker exists can have grants in the database.
-        if !chain.iter().any(|s| self.may_have_rows(s)) {
-            return Ok(Vec::new());
-        }
-        let Some(conn) = self.conn_if_exists()? else {
-            return Ok(Vec::new());
-        };
-        // One read transaction: a consistent snapshot of the grants.
-        let tx = self.q(conn.unchecked_transaction())?;
+        // One read transaction: a consistent snapshot of chain and grants.
+        let tx = self.q(self.conn.unchecked_transaction())?;
+        let chain = self.session_chain(&tx, session)?;
         let mut out = Vec::new();
         let mut seen: HashSet<SessionGrant> = HashSet::new();
         {

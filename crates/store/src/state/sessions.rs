@@ -1,24 +1,34 @@
 //! Sessions (SPEC §1, §10): create, read, set the project directory, end.
-//! The records are files (`files.rs`); ending a session also removes its
-//! rows from the database.
 
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 
-use super::files::{ASKED, ROWS};
 use super::*;
 
 impl StateDb {
     /// The stored session `id`, if it was ever created.
     pub fn session(&self, id: &str) -> Result<Option<SessionRecord>, StateError> {
-        if let Some(rec) = self.files.read(id)? {
-            return Ok(Some(rec));
-        }
-        // Not found: a database of an older shellgate may still hold it.
-        if !self.files.migrated()? && self.path.exists() {
-            self.ensure_migrated()?;
-            return self.files.read(id);
-        }
-        Ok(None)
+        let row = self.q(self
+            .conn
+            .query_row(
+                "SELECT id, audience, channel, parent, project_dir, created_at, ended_at
+                 FROM sessions WHERE id = ?1",
+                params![id],
+                |r| {
+                    Ok(SessionRecord {
+                        id: r.get::<_, Option<String>>(0)?.unwrap_or_default(),
+                        audience: Audience::parse_or_public(
+                            r.get::<_, Option<String>>(1)?.as_deref(),
+                        ),
+                        channel: channel_or_headless(r.get::<_, Option<String>>(2)?.as_deref()),
+                        parent: r.get(3)?,
+                        project_dir: r.get(4)?,
+                        created_at: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                        ended_at: r.get(6)?,
+                    })
+                },
+            )
+            .optional())?;
+        Ok(row)
     }
 
     /// Record a new session. `AlreadyExists` if the id is taken (ended
@@ -34,75 +44,61 @@ impl StateDb {
                 });
             }
         }
-        self.ensure_migrated()?;
-        if self.files.create(rec)? {
-            Ok(())
+        let created_at = if rec.created_at.is_empty() {
+            now_rfc3339()
         } else {
-            Err(StateError::AlreadyExists {
+            rec.created_at.clone()
+        };
+        let n = self.q(self.conn.execute(
+            "INSERT OR IGNORE INTO sessions
+                 (id, audience, channel, parent, project_dir, created_at, ended_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![
+                rec.id,
+                rec.audience.as_str(),
+                rec.channel.as_str(),
+                rec.parent,
+                rec.project_dir,
+                created_at,
+                rec.ended_at
+            ],
+        ))?;
+        if n == 0 {
+            return Err(StateError::AlreadyExists {
                 path: self.path.clone(),
                 id: rec.id.clone(),
-            })
+            });
         }
+        Ok(())
     }
 
     /// Set the project directory of a stored session; `false` if there is
     /// no such session. The caller validates and normalizes `dir`.
     pub fn set_project_dir(&self, id: &str, dir: &str) -> Result<bool, StateError> {
-        self.ensure_migrated()?;
-        self.files
-            .update(id, |r| r.project_dir = Some(dir.to_string()))
+        let n = self.q(self.conn.execute(
+            "UPDATE sessions SET project_dir = ?2 WHERE id = ?1",
+            params![id, dir],
+        ))?;
+        Ok(n > 0)
     }
 
     /// End a session: set `ended_at` (kept if already ended) and delete its
-    /// session grants, pending one-time approvals and failed sandboxed runs.
-    /// Returns whether the session was stored. Grants and approvals of an
-    /// implicit (never created) session with this id are deleted as well.
+    /// session grants and pending one-time approvals. Returns whether the
+    /// session was stored. Grants and approvals of an implicit (never
+    /// created) session with this id are deleted as well.
     pub fn end_session(&self, id: &str) -> Result<bool, StateError> {
-        self.ensure_migrated()?;
-        let now = now_rfc3339();
-        let ended = self.files.update(id, |r| {
-            if r.ended_at.is_none() {
-                r.ended_at = Some(now);
-            }
+        let ended = self.write_tx(|tx| {
+            let n = self.q(tx.execute(
+                "UPDATE sessions SET ended_at = COALESCE(ended_at, ?2) WHERE id = ?1",
+                params![id, now_rfc3339()],
+            ))?;
+            self.q(tx.execute("DELETE FROM session_grants WHERE session = ?1", params![id]))?;
+            self.q(tx.execute("DELETE FROM once_approvals WHERE session = ?1", params![id]))?;
+            Ok(n > 0)
         })?;
-        if self.conn_if_exists()?.is_some() {
-            self.write_tx(|tx| {
-                self.q(tx.execute("DELETE FROM session_grants WHERE session = ?1", params![id]))?;
-                self.q(tx.execute("DELETE FROM once_approvals WHERE session = ?1", params![id]))?;
-                Ok(())
-            })?;
-            self.forget_sandbox_failures(id)?;
-        }
+        self.forget_sandbox_failures(id)?;
         Ok(ended)
     }
 
-    /// Note, before writing a row for `session` into the database, that
-    /// its lookups must ask the database.
-    pub(super) fn mark_rows(&self, session: &str) -> Result<(), StateError> {
-        self.ensure_migrated()?;
-        self.files.mark(session, ROWS)
-    }
-
-    /// Whether the database may hold rows for `session`. False only when
-    /// it certainly holds none (the marker is written before any row).
-    pub(super) fn may_have_rows(&self, session: &str) -> bool {
-        if self.files.marked(session, ROWS) {
-            return true;
-        }
-        // An older database not migrated yet: its markers do not exist.
-        !matches!(self.files.migrated(), Ok(true)) && self.path.exists()
-    }
-
-    /// Note that a hook asked about a call of `session` (a later post-tool
-    /// event of the session then has something to look up).
-    pub fn mark_asked(&self, session: &str) -> Result<(), StateError> {
-        self.ensure_migrated()?;
-        self.files.mark(session, ASKED)
-    }
-
-    /// Whether a hook ever asked about a call of `session`.
-    pub fn was_asked(&self, session: &str) -> bool {
-        self.files.marked(session, ASKED)
-            || (!matches!(self.files.migrated(), Ok(true)) && self.path.exists())
-    }
+    // ----- session grants (§6.4) -----------------------------------------
 }

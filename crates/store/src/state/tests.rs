@@ -22,13 +22,6 @@ fn session(id: &str, parent: Option<&str>) -> SessionRecord {
     }
 }
 
-/// A session record written behind the API's back.
-fn write_record(db: &StateDb, id: &str, json: &str) {
-    let dir = db.files.sessions_dir();
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join(format!("{id}.json")), json).unwrap();
-}
-
 fn g(verb: &str, dir: Option<&str>) -> (String, Option<String>) {
     (verb.to_string(), dir.map(str::to_string))
 }
@@ -46,8 +39,7 @@ fn schema_created_and_reopened() {
     assert!(path.is_file());
     assert_eq!(db.user_version().unwrap(), SCHEMA_VERSION);
     let mode: String = db
-        .conn()
-        .unwrap()
+        .conn
         .pragma_query_value(None, "journal_mode", |r| r.get(0))
         .unwrap();
     assert_eq!(mode.to_lowercase(), "wal");
@@ -67,10 +59,7 @@ fn schema_created_and_reopened() {
 #[test]
 fn newer_schema_is_refused_and_names_the_file() {
     let (_dir, path, db) = temp_db();
-    db.conn()
-        .unwrap()
-        .pragma_update(None, "user_version", 99)
-        .unwrap();
+    db.conn.pragma_update(None, "user_version", 99).unwrap();
     drop(db);
     let err = StateDb::open(&path).unwrap_err();
     assert!(
@@ -137,11 +126,12 @@ fn session_create_get_duplicate() {
 #[test]
 fn unknown_stored_audience_reads_public() {
     let (_dir, _path, db) = temp_db();
-    write_record(
-        &db,
-        "x",
-        r#"{"id":"x","audience":"root","channel":"telepathy","created_at":"t"}"#,
-    );
+    db.conn
+            .execute(
+                "INSERT INTO sessions (id, audience, channel, created_at) VALUES ('x', 'root', 'telepathy', 't')",
+                [],
+            )
+            .unwrap();
     let got = db.session("x").unwrap().unwrap();
     assert_eq!(got.audience, Audience::Public);
     assert!(!got.channel.is_interactive());
@@ -194,13 +184,14 @@ fn parent_chain_is_cycle_safe_and_depth_limited() {
     let (_dir, _path, db) = temp_db();
     let a = Audience::Personal;
     // A cycle a -> b -> a written behind the API's back.
-    for (id, parent) in [("a", "b"), ("b", "a"), ("self", "self")] {
-        write_record(
-            &db,
-            id,
-            &format!(r#"{{"id":"{id}","audience":"personal","channel":"interactive","parent":"{parent}","created_at":"t"}}"#),
-        );
-    }
+    db.conn
+        .execute_batch(
+            "INSERT INTO sessions (id, audience, channel, parent, created_at) VALUES
+                 ('a', 'personal', 'interactive', 'b', 't'),
+                 ('b', 'personal', 'interactive', 'a', 't'),
+                 ('self', 'personal', 'interactive', 'self', 't');",
+        )
+        .unwrap();
     db.add_session_grants("a", a, "t", &[g("va", None)])
         .unwrap();
     db.add_session_grants("b", a, "t", &[g("vb", None)])
@@ -260,8 +251,7 @@ fn duplicate_grants_do_not_accumulate() {
         0
     );
     let count: i64 = db
-        .conn()
-        .unwrap()
+        .conn
         .query_row("SELECT COUNT(*) FROM session_grants", [], |r| r.get(0))
         .unwrap();
     assert_eq!(count, 2);
@@ -314,8 +304,7 @@ fn once_approval_expires_after_600_seconds() {
     assert!(!db.take_once_at("s", "sh", "ls", None, t0 + 601).unwrap());
     // Expired rows were purged, not merely skipped.
     let count: i64 = db
-        .conn()
-        .unwrap()
+        .conn
         .query_row("SELECT COUNT(*) FROM once_approvals", [], |r| r.get(0))
         .unwrap();
     assert_eq!(count, 0);
@@ -409,10 +398,9 @@ fn decision_log_round_trip() {
     assert_eq!(all[7], explicit);
     assert!(db.recent_decisions(0).unwrap().is_empty());
     // Append-only.
-    assert!(db.conn().unwrap().execute("DELETE FROM decisions", []).is_err());
+    assert!(db.conn.execute("DELETE FROM decisions", []).is_err());
     assert!(db
-        .conn()
-        .unwrap()
+        .conn
         .execute("UPDATE decisions SET decision = 'deny'", [])
         .is_err());
 }
@@ -420,8 +408,7 @@ fn decision_log_round_trip() {
 #[test]
 fn damaged_json_in_log_is_returned_as_text() {
     let (_dir, _path, db) = temp_db();
-    db.conn()
-        .unwrap()
+    db.conn
             .execute(
                 "INSERT INTO decisions (time, tool, command, decision, reason, candidates, matched_grant, source)
                  VALUES ('t', 'sh', 'ls', 'allow', 'granted', '{broken', 'nope', 'exec')",
@@ -518,202 +505,4 @@ fn once_is_taken_by_only_one_of_many_racers() {
         .filter(|w| *w)
         .count();
     assert_eq!(wins, 1);
-}
-
-fn rec(i: usize) -> DecisionRecord {
-    DecisionRecord {
-        time: String::new(),
-        session: Some("s".into()),
-        tool: "shell_execute".into(),
-        command: format!("echo {i}"),
-        cwd: None,
-        decision: "allow".into(),
-        reason: "granted".into(),
-        candidates: json!([]),
-        matched_grant: None,
-        source: "test".into(),
-    }
-}
-
-#[test]
-fn a_session_without_rows_never_opens_the_database() {
-    // What a hook call does on a fresh home: read (and create) the session,
-    // look up grants, approvals and failed sandbox runs, log the decision.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("state").join("shellgate.db");
-    let db = StateDb::lazy(&path);
-    assert!(db.session("s1").unwrap().is_none());
-    db.create_session(&session("s1", None)).unwrap();
-    assert!(db.session("s1").unwrap().is_some());
-    let a = Audience::Personal;
-    assert!(db.session_grants("s1", a, "sh").unwrap().is_empty());
-    assert!(!db.take_once("s1", "sh", "ls", None).unwrap());
-    assert!(!db.sandbox_failed("s1", "sh", "ls", None).unwrap());
-    db.log_decision(&rec(1)).unwrap();
-    assert!(!path.exists(), "the database was created");
-    assert!(db.conn.get().is_none(), "the database was opened");
-    // Once a row exists, the lookups find it (another process included).
-    db.add_session_grants("s1", a, "sh", &[g("make", None)])
-        .unwrap();
-    let other = StateDb::lazy(&path);
-    assert_eq!(
-        other.session_grants("s1", a, "sh").unwrap(),
-        vec![sg("make", None)]
-    );
-    // The decision logged before the database existed is in the log.
-    let log = other.recent_decisions(10).unwrap();
-    assert_eq!(log.len(), 1);
-    assert_eq!(log[0].command, "echo 1");
-}
-
-#[test]
-fn the_audit_file_is_merged_in_order_and_stays_small() {
-    let (dir, path, db) = temp_db();
-    let audit = dir.path().join("state").join("audit.log");
-    let n = 3000;
-    for i in 0..n {
-        db.log_decision(&rec(i)).unwrap();
-    }
-    // The writers merged whenever the file passed the threshold.
-    let size = std::fs::metadata(&audit).map(|m| m.len()).unwrap_or(0);
-    assert!(size < audit::MERGE_BYTES + 4096, "audit.log is {size} bytes");
-    let all = StateDb::open(&path).unwrap().recent_decisions(n + 10).unwrap();
-    assert_eq!(all.len(), n);
-    for (i, r) in all.iter().enumerate() {
-        assert_eq!(r.command, format!("echo {i}"));
-    }
-    assert!(!audit.exists() || std::fs::metadata(&audit).unwrap().len() == 0);
-}
-
-#[test]
-fn an_interrupted_merge_neither_loses_nor_repeats_a_decision() {
-    let (dir, path, db) = temp_db();
-    let state = dir.path().join("state");
-    db.log_decisions(&[rec(0), rec(1)]).unwrap();
-    db.merge_audit().unwrap();
-    // A merge that committed but died before deleting its file: the file
-    // is back under its name, which the database recorded.
-    let name: String = db
-        .conn()
-        .unwrap()
-        .query_row("SELECT name FROM audit_files", [], |r| r.get(0))
-        .unwrap();
-    std::fs::write(
-        state.join(&name),
-        "{\"tool\":\"sh\",\"command\":\"echo 0\",\"decision\":\"allow\"}\n",
-    )
-    .unwrap();
-    // A merge that died before committing: its file is taken first, in
-    // name order, before the live file.
-    db.log_decision(&rec(3)).unwrap();
-    std::fs::write(
-        state.join("audit.000000000000000000000000000000000000001.0000000001.merging"),
-        format!(
-            "{}\nnot json at all\n",
-            json!({"tool": "shell_execute", "command": "echo 2", "decision": "allow"})
-        ),
-    )
-    .unwrap();
-    let got: Vec<(String, String)> = StateDb::open(&path)
-        .unwrap()
-        .recent_decisions(100)
-        .unwrap()
-        .into_iter()
-        .map(|r| (r.command, r.reason))
-        .collect();
-    let cmds: Vec<&str> = got.iter().map(|(c, _)| c.as_str()).collect();
-    assert_eq!(
-        cmds,
-        vec!["echo 0", "echo 1", "echo 2", "not json at all", "echo 3"]
-    );
-    assert_eq!(got[3].1, "damaged_audit_record");
-    let left: Vec<_> = std::fs::read_dir(&state)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".merging"))
-        .collect();
-    assert!(left.is_empty(), "{left:?}");
-}
-
-#[test]
-fn appenders_and_mergers_racing_lose_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("state").join("shellgate.db");
-    let threads = 4;
-    let per = 300;
-    let handles: Vec<_> = (0..threads)
-        .map(|t| {
-            let path = path.clone();
-            std::thread::spawn(move || {
-                let db = StateDb::lazy(&path);
-                for i in 0..per {
-                    let mut r = rec(i);
-                    r.session = Some(format!("t{t}"));
-                    db.log_decision(&r).unwrap();
-                    if i % 50 == 0 {
-                        db.merge_audit().unwrap();
-                    }
-                }
-            })
-        })
-        .collect();
-    for h in handles {
-        h.join().unwrap();
-    }
-    let all = StateDb::open(&path).unwrap().recent_decisions(100_000).unwrap();
-    assert_eq!(all.len(), threads * per);
-    for t in 0..threads {
-        let mine: Vec<&str> = all
-            .iter()
-            .filter(|r| r.session.as_deref() == Some(&format!("t{t}")))
-            .map(|r| r.command.as_str())
-            .collect();
-        let want: Vec<String> = (0..per).map(|i| format!("echo {i}")).collect();
-        assert_eq!(mine, want, "thread {t}: out of order or lost");
-    }
-}
-
-#[test]
-fn a_version_1_database_is_migrated_to_session_files() {
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state");
-    std::fs::create_dir_all(&state).unwrap();
-    let path = state.join("shellgate.db");
-    {
-        let c = rusqlite::Connection::open(&path).unwrap();
-        c.execute_batch(schema::SCHEMA_V1).unwrap();
-        c.execute_batch(
-            "INSERT INTO sessions (id, audience, channel, parent, project_dir, created_at) VALUES
-                 ('pub', 'public', 'webhook', NULL, NULL, '2026-01-01T00:00:00Z'),
-                 ('kid', 'personal', 'interactive', 'pub', '/home/u/p', '2026-01-01T00:00:00Z'),
-                 ('../bad', 'personal', 'interactive', NULL, NULL, 't');
-             INSERT INTO session_grants (session, audience, tool, verb, directory, created_at)
-                 VALUES ('kid', 'personal', 'sh', 'make', '', 't');
-             INSERT INTO once_approvals (session, tool, command, cwd, created_at)
-                 VALUES ('implicit', 'sh', 'ls', NULL, 0);
-             PRAGMA user_version = 1;",
-        )
-        .unwrap();
-    }
-    // A hook's lookups on the old database find the old records.
-    let db = StateDb::lazy(&path);
-    let p = db.session("pub").unwrap().unwrap();
-    assert_eq!((p.audience, p.channel), (Audience::Public, Channel::Webhook));
-    let k = db.session("kid").unwrap().unwrap();
-    assert_eq!(k.parent.as_deref(), Some("pub"));
-    assert_eq!(k.project_dir.as_deref(), Some("/home/u/p"));
-    assert_eq!(
-        db.session_grants("kid", Audience::Personal, "sh").unwrap(),
-        vec![sg("make", None)]
-    );
-    assert!(state.join("sessions").join("kid.rows").exists());
-    assert!(state.join("sessions").join("implicit.rows").exists());
-    assert!(!state.join("sessions").join("pub.rows").exists());
-    assert_eq!(db.user_version().unwrap(), SCHEMA_VERSION);
-    // The old id that is not a session id stays out of the file system.
-    assert_eq!(
-        std::fs::read_dir(state.join("sessions")).unwrap().count(),
-        4
-    );
 }
