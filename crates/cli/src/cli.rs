@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use shellgate_policy::{Audience, Channel, Os};
 
 use crate::commands::{
-    approvals, check, completions, decide, doctor, exec, install, sandbox, session,
+    approvals, check, completions, decide, doctor, exec, install, sandbox, serve, session,
 };
 use crate::edge::CallFlags;
 use crate::hooks;
@@ -62,6 +62,12 @@ pub enum Cmd {
     Sandbox(sandbox::SandboxArgs),
     /// Check each installed host: version, hook present and trusted, matcher, fail-closed setting, gate home.
     Doctor(doctor::DoctorArgs),
+    /// Run the approval service: a local page (and a socket for hooks) where a human answers asks.
+    Serve(serve::ServeArgs),
+    /// List the requests waiting in the approval service.
+    Pending(serve::PendingArgs),
+    /// Answer a request waiting in the approval service (exit 1: unknown id or option not offered).
+    Answer(serve::AnswerArgs),
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum)]

@@ -311,6 +311,52 @@ pub fn evaluate(
 /// Time limit of a one-shot evaluation (hosts give hooks 30–60 s).
 pub const WATCHDOG: Duration = Duration::from_secs(10);
 
+/// A later end for the watchdog of [`run_guarded`], set by a hook that
+/// waits for a human's answer in the approval service (its `--wait`).
+static WATCHDOG_EXTENDED: std::sync::Mutex<Option<std::time::Instant>> =
+    std::sync::Mutex::new(None);
+
+/// Let the running watchdog wait until `until` (never shortens it).
+pub fn extend_watchdog(until: std::time::Instant) {
+    let mut g = WATCHDOG_EXTENDED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if g.is_none_or(|u| u < until) {
+        *g = Some(until);
+    }
+}
+
+fn watchdog_extended() -> Option<std::time::Instant> {
+    *WATCHDOG_EXTENDED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Wait for the work's exit code until `limit` after `started` (or the
+/// extension, when later); `Err(true)` on the timeout, `Err(false)` when
+/// the work ended without a code (a panic).
+fn wait_guarded(
+    rx: &std::sync::mpsc::Receiver<u8>,
+    started: std::time::Instant,
+    limit: Duration,
+) -> std::result::Result<u8, bool> {
+    loop {
+        let mut until = started + limit;
+        if let Some(e) = watchdog_extended() {
+            until = until.max(e);
+        }
+        let left = until.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Err(true);
+        }
+        match rx.recv_timeout(left) {
+            Ok(code) => return Ok(code),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Err(false),
+        }
+    }
+}
+
 /// Run `work` on a thread with a generous stack and return its exit code.
 /// With a watchdog `(limit, code)`, give up after `limit` and return `code`
 /// (fail closed). A panic in `work` is an internal error: exit 1, or 2 for
@@ -319,6 +365,7 @@ pub fn run_guarded(
     watchdog: Option<(Duration, u8)>,
     work: impl FnOnce() -> u8 + Send + 'static,
 ) -> u8 {
+    let started = std::time::Instant::now();
     let (tx, rx) = std::sync::mpsc::channel::<u8>();
     // The analysis refuses deep nesting before parsing; a generous stack is
     // a second line of defence against parser recursion.
@@ -334,9 +381,7 @@ pub fn run_guarded(
         return 1;
     }
     let received = match watchdog {
-        Some((limit, _)) => rx
-            .recv_timeout(limit)
-            .map_err(|e| matches!(e, std::sync::mpsc::RecvTimeoutError::Timeout)),
+        Some((limit, _)) => wait_guarded(&rx, started, limit),
         None => rx.recv().map_err(|_| false),
     };
     let code = match received {
@@ -345,7 +390,7 @@ pub fn run_guarded(
             let code = watchdog.map(|(_, c)| c).unwrap_or(1);
             eprintln!(
                 "shellgate: the evaluation did not finish within {} s; failing closed",
-                WATCHDOG.as_secs()
+                started.elapsed().as_secs()
             );
             code
         }

@@ -22,7 +22,7 @@ use clap::Parser;
 
 use crate::cli::{Cli, Cmd};
 use crate::commands::{
-    approvals, check, completions, decide, doctor, exec, explain, install, sandbox, session,
+    approvals, check, completions, decide, doctor, exec, explain, install, sandbox, serve, session,
 };
 use crate::edge::{UsageError, WATCHDOG};
 
@@ -57,10 +57,11 @@ pub fn main_entry() -> ExitCode {
     // and Gemini CLI: the hook's work runs in a child process whose every
     // abnormal end its supervising parent turns into a block (exit 2).
     // Forked here, while the process has only one thread.
-    if matches!(cli.command, Cmd::Hook(_)) {
-        if let hooks::failsafe::Role::Exit(code) =
-            hooks::failsafe::supervise(hooks::failsafe::DEADLINE)
-        {
+    // A worker waiting for a human in the approval service (`--wait`)
+    // gets that much longer (still below the host's timeout).
+    if let Cmd::Hook(a) = &cli.command {
+        let d = hooks::failsafe::DEADLINE;
+        if let hooks::failsafe::Role::Exit(code) = hooks::failsafe::supervise(d, d + a.wait()) {
             return ExitCode::from(code);
         }
     }
@@ -92,6 +93,9 @@ fn run(cli: Cli) -> u8 {
         // Dispatched on the main thread by `main_entry`.
         Cmd::Sandbox(a) => Ok(sandbox::run(&homes, &a)),
         Cmd::Doctor(a) => doctor::run(&homes, &a),
+        Cmd::Serve(a) => serve::serve(&homes, &a),
+        Cmd::Pending(a) => serve::pending(&homes, &a),
+        Cmd::Answer(a) => serve::answer(&homes, &a),
     };
     match result {
         Ok(code) => code,

@@ -86,6 +86,34 @@ fn prepare(tree: &Tree, ctx: &Value) {
             std::fs::create_dir_all(Path::new(f).parent().unwrap()).unwrap();
             std::fs::write(f, "").unwrap();
         }
+        // Files with contents: `[[path, text]]` (host settings, gitfiles).
+        for c in fs
+            .get("contents")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let f = c[0].as_str().unwrap();
+            std::fs::create_dir_all(Path::new(f).parent().unwrap()).unwrap();
+            std::fs::write(f, c[1].as_str().unwrap()).unwrap();
+        }
+        // Tar archives of empty members: `[[path, [member, …]]]`.
+        for c in fs
+            .get("tars")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let f = c[0].as_str().unwrap();
+            let members: Vec<&str> = c[1]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m.as_str().unwrap())
+                .collect();
+            std::fs::create_dir_all(Path::new(f).parent().unwrap()).unwrap();
+            std::fs::write(f, ustar(&members)).unwrap();
+        }
         for l in fs
             .get("symlinks")
             .and_then(Value::as_array)
@@ -130,6 +158,33 @@ fn prepare(tree: &Tree, ctx: &Value) {
         )
         .unwrap();
     }
+}
+
+/// A POSIX ustar archive of empty regular files (names under 100 bytes).
+fn ustar(members: &[&str]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for name in members {
+        let mut h = [0u8; 512];
+        h[..name.len()].copy_from_slice(name.as_bytes());
+        for (at, field) in [
+            (100, &b"0000644\0"[..]),
+            (108, b"0000000\0"),
+            (116, b"0000000\0"),
+            (124, b"00000000000\0"),
+            (136, b"00000000000\0"),
+            (257, b"ustar\0"),
+            (263, b"00"),
+        ] {
+            h[at..at + field.len()].copy_from_slice(field);
+        }
+        h[156] = b'0';
+        h[148..156].copy_from_slice(b"        ");
+        let sum: u32 = h.iter().map(|&b| b as u32).sum();
+        h[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+        out.extend_from_slice(&h);
+    }
+    out.extend_from_slice(&[0u8; 1024]);
+    out
 }
 
 fn run_case(case: &Value) -> Result<(), String> {

@@ -197,12 +197,45 @@ fn claude_settings_without_the_fail_closed_setting() {
     assert_eq!(code, 1, "{out}");
     for needle in [
         "PROBLEM: the hook has no \"onFailure\": \"block\"",
-        "PROBLEM: the hook's timeout (5 s) is not above its own deadline (15 s)",
+        "PROBLEM: the hook's timeout (5 s) is not above its own deadline (135 s: its --wait of 120 s for the approval service + 15 s)",
         "PROBLEM: no shellgate PostToolUse hook",
     ] {
         assert!(out.contains(needle), "{needle}: {out}");
     }
     assert!(out.contains("3 problems found."), "{out}");
+}
+
+#[test]
+fn a_timeout_that_fits_the_old_deadline_but_not_the_wait() {
+    // 100 s used to be plenty (deadline 15 s); with `--wait 120` the hook
+    // may answer after 135 s, so the host would give up first.
+    let h = home(Some("2.1.330"), "v22.12.0");
+    install(&h, "claude-code");
+    let settings = format!("{}/.claude/settings.json", h.home);
+    edit_json(&settings, |v| {
+        v["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"] = json!(100);
+    });
+    let (code, out) = doctor(&h, &["--host", "claude-code"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("PROBLEM: the hook's timeout (100 s) is not above its own deadline (135 s"),
+        "{out}"
+    );
+    // A hook installed with a shorter wait fits a shorter timeout.
+    let o = shellgate(&h, &["install", "claude-code", "--wait", "40"]);
+    assert!(o.status.success(), "{o:?}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).expect("settings")).expect("json");
+    let handler = &v["hooks"]["PreToolUse"][0]["hooks"][0];
+    assert_eq!(handler["timeout"], 70);
+    assert!(
+        handler["command"]
+            .as_str()
+            .is_some_and(|c| c.ends_with("hook claude-code --wait 40")),
+        "{handler}"
+    );
+    let (code, out) = doctor(&h, &["--host", "claude-code"]);
+    assert_eq!(code, 0, "{out}");
 }
 
 #[test]

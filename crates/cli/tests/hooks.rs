@@ -1263,7 +1263,9 @@ const GEMINI_MATCHER: &str = "run_shell_command|read_file|read_many_files|list_d
 const CLAUDE_MATCHER: &str = "Bash|Read|Glob|Grep|LS|Write|Edit|MultiEdit|NotebookEdit";
 
 fn host_cases(cmd_suffix: &str) -> Vec<HostCase> {
-    let cmd = |host: &str| format!("{} hook {host}{cmd_suffix}", exe());
+    // `install` waits 120 s for the approval service by default; the host's
+    // timeout is 30 s above that.
+    let cmd = |host: &str| format!("{} hook {host}{cmd_suffix} --wait 120", exe());
     vec![
         HostCase {
             host: "claude-code",
@@ -1274,14 +1276,14 @@ fn host_cases(cmd_suffix: &str) -> Vec<HostCase> {
                     "PreToolUse",
                     json!({
                         "matcher": CLAUDE_MATCHER,
-                        "hooks": [{"type": "command", "command": cmd("claude-code"), "timeout": 30, "onFailure": "block"}]
+                        "hooks": [{"type": "command", "command": cmd("claude-code"), "timeout": 150, "onFailure": "block"}]
                     }),
                 ),
                 (
                     "PostToolUse",
                     json!({
                         "matcher": CLAUDE_MATCHER,
-                        "hooks": [{"type": "command", "command": cmd("claude-code"), "timeout": 30}]
+                        "hooks": [{"type": "command", "command": cmd("claude-code"), "timeout": 150}]
                     }),
                 ),
             ],
@@ -1298,7 +1300,7 @@ fn host_cases(cmd_suffix: &str) -> Vec<HostCase> {
                         "name": "shellgate",
                         "type": "command",
                         "command": cmd("gemini"),
-                        "timeout": 30000,
+                        "timeout": 150000,
                         "description": "shellgate: allow, ask or deny shell commands and file access"
                     }]
                 }),
@@ -1312,7 +1314,7 @@ fn host_cases(cmd_suffix: &str) -> Vec<HostCase> {
                 "PreToolUse",
                 json!({
                     "matcher": "Bash|apply_patch",
-                    "hooks": [{"type": "command", "command": cmd("codex"), "timeout": 30, "statusMessage": "shellgate: checking the call"}]
+                    "hooks": [{"type": "command", "command": cmd("codex"), "timeout": 150, "statusMessage": "shellgate: checking the call"}]
                 }),
             )],
         },
@@ -1571,7 +1573,7 @@ fn codex_trust_follows_the_users_hooks_when_ours_moves() {
     let out = run(&t, &["install", "codex"], b"");
     assert_eq!(out.code, 0, "{out:?}");
     let doc = read_json(&path);
-    assert_eq!(doc["hooks"]["PreToolUse"][1]["hooks"][0]["timeout"], 30);
+    assert_eq!(doc["hooks"]["PreToolUse"][1]["hooks"][0]["timeout"], 150);
     let mut now = codex_trust::trust_entries(&path, &doc);
     let mut got = trust_of(&std::fs::read_to_string(&cfg).expect("cfg"));
     now.sort();
@@ -1616,7 +1618,7 @@ fn install_replaces_a_stale_entry_and_names_a_custom_home() {
     assert_eq!(groups.len(), 1, "{doc:#}");
     assert_eq!(
         groups[0]["hooks"][0]["command"],
-        json!(format!("{} --home {} hook codex", exe(), t.gate))
+        json!(format!("{} --home {} hook codex --wait 120", exe(), t.gate))
     );
 }
 

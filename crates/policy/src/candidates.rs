@@ -42,15 +42,51 @@ pub enum TouchKind {
     WorkingDir,
 }
 
-/// A path a command touches (lexically resolved, symlinks not followed).
+/// A path a command touches.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Touch {
+    /// Lexically resolved (`..` collapsed, symlinks not followed): what a
+    /// human reads, and what name-based rules look at.
     pub path: String,
     pub kind: TouchKind,
     pub scope: Scope,
     /// What the program does with it, when the program model knows
     /// (`None`: unknown, judged conservatively).
     pub role: Option<Role>,
+    /// The same path **as written**, absolute, `..` kept: what the kernel
+    /// resolves ([`crate::resolve::kernel`]). For [`Scope::Glob`] the whole
+    /// pattern, quoted metacharacters escaped with `\`
+    /// ([`crate::resolve::expand`]).
+    pub raw: String,
+    /// Whether the program follows a symbolic link in the last component
+    /// (opening a file does; `rm`, `mv`, `ln` of the name itself, `lstat`
+    /// do not). True unless the program model says otherwise.
+    pub follow: bool,
+}
+
+impl Touch {
+    /// A touch of a path written exactly as it is (already normalized).
+    pub fn new(path: impl Into<String>, kind: TouchKind, scope: Scope) -> Touch {
+        let path = path.into();
+        Touch {
+            raw: path.clone(),
+            path,
+            kind,
+            scope,
+            follow: true,
+            role: None,
+        }
+    }
+
+    /// The same touch with what the program does with it; a program that
+    /// deletes a name acts on the name itself, not on where a link leads.
+    pub fn with_role(mut self, role: Option<Role>) -> Touch {
+        self.role = role;
+        if matches!(role, Some(Role::Delete)) {
+            self.follow = false;
+        }
+        self
+    }
 }
 
 /// Candidates and touches of one simple command.
@@ -71,9 +107,26 @@ pub struct CommandCandidates {
 
 /// Static value of a word, resolved as a path.
 #[derive(Debug, Clone)]
-struct Resolved {
-    path: String,
-    scope: Scope,
+pub struct Resolved {
+    /// Lexical (normalized) path; for a glob its static directory.
+    pub path: String,
+    pub scope: Scope,
+    /// As written, absolute, `..` kept (for a glob the whole pattern).
+    pub raw: String,
+}
+
+impl Resolved {
+    /// The touch of this path by a command.
+    pub fn touch(self, kind: TouchKind) -> Touch {
+        Touch {
+            path: self.path,
+            kind,
+            scope: self.scope,
+            raw: self.raw,
+            follow: true,
+            role: None,
+        }
+    }
 }
 
 /// How operand words become paths: `~` expansion, Windows semantics, and
@@ -84,7 +137,8 @@ pub struct Resolver<'a> {
     pub fs: &'a dyn Fs,
 }
 
-enum Res {
+/// What a word resolves to.
+pub enum Res {
     /// Resolved (or `None` when it cannot yield a path: relative without a
     /// working directory, a process substitution).
     Path(Option<Resolved>),
@@ -93,7 +147,18 @@ enum Res {
 }
 
 impl Resolver<'_> {
-    fn resolve_value(&self, v: &str, glob: bool, cwd: Option<&str>) -> Option<Resolved> {
+    /// Resolve the static value `v` of a word against `cwd`. `pattern`:
+    /// for a glob, the same value with quoted metacharacters escaped
+    /// (`None`: not a glob). `None` when it cannot yield a path (relative
+    /// without a working directory).
+    pub fn resolve_value(
+        &self,
+        v: &str,
+        pattern: Option<&str>,
+        cwd: Option<&str>,
+    ) -> Option<Resolved> {
+        let v = self.separators(v);
+        let glob = pattern.is_some();
         let (text, scope) = if glob {
             // Static part before the first segment holding a glob character.
             let segs: Vec<&str> = v.split('/').collect();
@@ -111,22 +176,97 @@ impl Resolver<'_> {
             }
             (t, Scope::Glob { recursive })
         } else {
-            (v.to_string(), Scope::Exact)
+            (v.clone(), Scope::Exact)
         };
-        let path = if text.starts_with('/') {
-            paths::normalize(&text)
+        let written = match pattern {
+            Some(p) => self.separators(p),
+            None => v.clone(),
+        };
+        let (path, raw) = if text.starts_with('/') {
+            (paths::normalize(&text), written)
         } else {
-            resolve(cwd?, &text)
+            let c = cwd?;
+            (resolve(c, &text), crate::resolve::join_raw(c, &written))
         };
-        Some(Resolved { path, scope })
+        Some(Resolved { path, scope, raw })
     }
 
-    fn resolve(&self, w: &Word, cwd: Option<&str>) -> Res {
+    /// Windows semantics: `\` is a separator like `/`, and a drive path
+    /// (`C:/…`) is absolute (spelled `/C:/…`, outside every POSIX root).
+    fn separators(&self, v: &str) -> String {
+        if !self.windows {
+            return v.to_string();
+        }
+        let s = v.replace('\\', "/");
+        let b = s.as_bytes();
+        if b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':' {
+            return format!("/{s}");
+        }
+        s
+    }
+
+    /// The glob pattern of a word: its value with `~` expanded and the
+    /// metacharacters that came from quotes escaped.
+    fn glob_pattern(&self, w: &Word) -> Option<String> {
+        let mut out = String::new();
+        for s in &w.segs {
+            match s {
+                Seg::Lit { text, quoted: true } => out.push_str(&crate::resolve::escape(text)),
+                Seg::Lit {
+                    text,
+                    quoted: false,
+                } => out.push_str(text),
+                Seg::Home => out.push_str(&crate::resolve::escape(self.home)),
+                Seg::Dynamic => return None,
+            }
+        }
+        Some(out)
+    }
+
+    /// Whether an unquoted glob word of `inv` (before any `--`) could
+    /// expand to a name beginning with `-`, which the program would read as
+    /// an option (§15.12, [`crate::resolve::glob_may_inject_option`]).
+    pub fn glob_injects_option(&self, inv: &Invocation) -> bool {
+        let Some(cwd) = inv.cwd.as_deref() else {
+            return inv.argv.iter().skip(1).any(|w| w.glob);
+        };
+        for w in inv.argv.iter().skip(1) {
+            if w.literal().as_deref() == Some("--") {
+                return false;
+            }
+            if !w.glob || w.is_dynamic() {
+                continue;
+            }
+            let Some(pattern) = self.glob_pattern(w) else {
+                continue;
+            };
+            if crate::resolve::glob_may_inject_option(self.fs, &self.separators(&pattern), cwd) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Resolve a word as a path operand or redirect target.
+    pub fn resolve(&self, w: &Word, cwd: Option<&str>) -> Res {
         if w.proc_subst {
             return Res::Path(None);
         }
         if let Some(v) = w.expanded(self.home) {
-            return Res::Path(self.resolve_value(&v, w.glob, cwd));
+            if !w.glob {
+                return Res::Path(self.resolve_value(&v, None, cwd));
+            }
+            let pattern = if self.windows {
+                v.clone()
+            } else {
+                self.glob_pattern(w).unwrap_or_else(|| v.clone())
+            };
+            // A glob segment followed by `..` can leave its static prefix
+            // (§15.11): the operand's scope is unknown.
+            if crate::resolve::glob_then_dotdot(&self.separators(&pattern)) {
+                return Res::Dynamic;
+            }
+            return Res::Path(self.resolve_value(&v, Some(&pattern), cwd));
         }
         // Static-prefix rule (§3.4): the static part up to the last `/`
         // before the first dynamic piece, when absolute or `~`.
@@ -135,8 +275,10 @@ impl Resolver<'_> {
         if let Some(i) = prefix.rfind('/') {
             let p = &prefix[..=i];
             if p.starts_with('/') || starts_home {
+                let path = paths::normalize(p);
                 return Res::Path(Some(Resolved {
-                    path: paths::normalize(p),
+                    raw: p.to_string(),
+                    path,
                     scope: Scope::Prefix,
                 }));
             }
@@ -404,12 +546,7 @@ pub fn for_invocation(
                     writes_redirect = true;
                 }
                 redirect_dirs.push(dir_of(r.fs, &res));
-                touches.push(Touch {
-                    path: res.path,
-                    kind,
-                    scope: res.scope,
-                    role: None,
-                });
+                touches.push(res.touch(kind));
             }
             Res::Path(None) => {
                 if rd.kind.writes() {
@@ -435,12 +572,7 @@ pub fn for_invocation(
         }
         if let Res::Path(Some(res)) = r.resolve(w, cwd) {
             if !is_exempt(&res.path) {
-                touches.push(Touch {
-                    path: res.path,
-                    kind: TouchKind::Operand,
-                    scope: res.scope,
-                    role: Some(Role::Any),
-                });
+                touches.push(res.touch(TouchKind::Operand).with_role(Some(Role::Any)));
             }
         }
     }
@@ -473,12 +605,7 @@ pub fn for_invocation(
             });
         }
         if let Some(c) = cwd {
-            touches.push(Touch {
-                path: c.to_string(),
-                kind: TouchKind::WorkingDir,
-                scope: Scope::Exact,
-                role: None,
-            });
+            touches.push(Touch::new(c, TouchKind::WorkingDir, Scope::Exact));
         }
         return Some(CommandCandidates {
             verb,
@@ -505,12 +632,8 @@ pub fn for_invocation(
     if chdir_flag {
         if let Some(c) = cwd {
             operand_dirs.push(c.to_string());
-            touches.push(Touch {
-                path: c.to_string(),
-                kind: TouchKind::Operand,
-                scope: Scope::Exact,
-                role: Some(Role::Chdir),
-            });
+            touches
+                .push(Touch::new(c, TouchKind::Operand, Scope::Exact).with_role(Some(Role::Chdir)));
         }
     }
     // The words to consider, each with its role when the model knows it.
@@ -580,12 +703,7 @@ pub fn for_invocation(
                         continue;
                     }
                     operand_dirs.push(dir_of(r.fs, &res));
-                    touches.push(Touch {
-                        path: res.path,
-                        kind: TouchKind::Operand,
-                        scope: res.scope,
-                        role,
-                    });
+                    touches.push(res.touch(TouchKind::Operand).with_role(role));
                 }
                 Res::Path(None) => {}
                 Res::Dynamic => dynamic = true,
@@ -641,12 +759,7 @@ pub fn for_invocation(
                 match r.resolve(&candidate, cwd) {
                     Res::Path(Some(res)) => {
                         operand_dirs.push(dir_of(r.fs, &res));
-                        touches.push(Touch {
-                            path: res.path,
-                            kind: TouchKind::Operand,
-                            scope: res.scope,
-                            role,
-                        });
+                        touches.push(res.touch(TouchKind::Operand).with_role(role));
                     }
                     Res::Path(None) => {}
                     Res::Dynamic => dynamic = true,
@@ -664,12 +777,7 @@ pub fn for_invocation(
                     if anchored || leaves {
                         operand_dirs.push(dir_of(r.fs, &res));
                     }
-                    touches.push(Touch {
-                        path: res.path,
-                        kind: TouchKind::Operand,
-                        scope: res.scope,
-                        role,
-                    });
+                    touches.push(res.touch(TouchKind::Operand).with_role(role));
                 }
                 Res::Path(None) => {}
                 Res::Dynamic => dynamic = true,
@@ -683,12 +791,7 @@ pub fn for_invocation(
         reasons.push("dynamic_path".into());
     }
     if let Some(c) = cwd {
-        touches.push(Touch {
-            path: c.to_string(),
-            kind: TouchKind::WorkingDir,
-            scope: Scope::Exact,
-            role: None,
-        });
+        touches.push(Touch::new(c, TouchKind::WorkingDir, Scope::Exact));
     }
     Some(CommandCandidates {
         verb,

@@ -36,6 +36,37 @@ pub trait Fs {
     /// The names of the entries of the directory `path`.
     fn read_dir(&self, path: &str) -> io::Result<Vec<String>>;
 
+    /// The entries of the directory `path` with their kinds (a symbolic
+    /// link is reported as [`FileKind::Symlink`], not followed). The
+    /// provided implementation asks [`Fs::lstat`] for each name; [`OsFs`]
+    /// reads the kinds from the directory itself.
+    fn read_dir_kinds(&self, path: &str) -> io::Result<Vec<(String, FileKind)>> {
+        let names = self.read_dir(path)?;
+        let base = path.trim_end_matches('/');
+        Ok(names
+            .into_iter()
+            .map(|n| {
+                let kind = self
+                    .lstat(&format!("{base}/{n}"))
+                    .unwrap_or(FileKind::Other);
+                (n, kind)
+            })
+            .collect())
+    }
+
+    /// The first bytes of the regular file `path` (links followed): at most
+    /// `max + 1` bytes, so a result longer than `max` means the file is
+    /// larger than the caller wants. Anything that is not a regular file
+    /// (a directory, a fifo, a device) is an error: reading it could block
+    /// or never end. The provided implementation cannot read files.
+    fn read_file(&self, path: &str, max: usize) -> io::Result<Vec<u8>> {
+        let _ = (path, max);
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this file system cannot read files",
+        ))
+    }
+
     /// `path` with every symbolic link resolved and `.`/`..` removed; an
     /// error when some part does not exist (`realpath` semantics). The
     /// provided implementation walks `path` with [`Fs::lstat`] and
@@ -128,6 +159,31 @@ impl Fs for OsFs {
         std::fs::read_dir(path)?
             .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
             .collect()
+    }
+
+    fn read_dir_kinds(&self, path: &str) -> io::Result<Vec<(String, FileKind)>> {
+        std::fs::read_dir(path)?
+            .map(|e| {
+                e.map(|e| {
+                    let k = e.file_type().map(kind).unwrap_or(FileKind::Other);
+                    (e.file_name().to_string_lossy().into_owned(), k)
+                })
+            })
+            .collect()
+    }
+
+    fn read_file(&self, path: &str, max: usize) -> io::Result<Vec<u8>> {
+        use std::io::Read;
+        if !std::fs::metadata(path)?.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file",
+            ));
+        }
+        let f = std::fs::File::open(path)?;
+        let mut out = Vec::new();
+        f.take(max as u64 + 1).read_to_end(&mut out)?;
+        Ok(out)
     }
 
     fn canonicalize(&self, path: &str) -> io::Result<PathBuf> {

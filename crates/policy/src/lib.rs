@@ -18,11 +18,20 @@
 //! - [`decision`] — the ordered layers of §9.1, file tools (§9.6), answers (§12.1);
 //! - [`prompt`] and [`render`] — the question put to a human and its
 //!   terminal, Slack and Discord renderings (§7);
-//! - [`fs`] — the file-system trait and the symlink-segment rule (§5.4).
+//! - [`fs`] — the file-system trait and the symlink-segment rule (§5.4);
+//! - [`resolve`] — paths as the kernel resolves them, containment made
+//!   twice, globs (§15.11);
+//! - [`secrets`] — secret-looking names in every shape a reader names them
+//!   (§8.3, §15.3, §15.19);
+//! - [`creates`] — what copies, moves, links, extractions and patches create
+//!   (§15.18);
+//! - [`repo`] — which git repository a command opens, git's internals
+//!   (§15.5, §15.17).
 #![forbid(unsafe_code)]
 
 pub mod candidates;
 pub mod config;
+pub mod creates;
 pub mod decision;
 pub mod fs;
 pub mod globs;
@@ -32,8 +41,11 @@ pub mod prompt;
 pub mod protected;
 pub mod read_roots;
 pub mod render;
+pub mod repo;
+pub mod resolve;
 pub mod safe_verbs;
 pub mod sandboxable;
+pub mod secrets;
 
 pub use decision::{evaluate, Context, Decision, Lookups, NoLookups, Policy, Request};
 pub use model::{Audience, Channel, Os};

@@ -1,19 +1,45 @@
-//! Protected paths (SPEC §9.4): the gate's own files and the host agents'
-//! hook settings. Rules are lexical (the files need not exist) and are
-//! applied again after resolving symlinks.
+//! Protected paths (SPEC §9.4, §15.18): the gate's own files and the host
+//! agents' control files. Rules are lexical (the files need not exist), and
+//! are applied again on both sides of every symbolic link: the touched path
+//! resolved as the kernel resolves it, and the protected locations resolved
+//! too (`.claude -> cfg` makes `cfg/settings.json` the protected file).
+//!
+//! What a command *creates* is judged by the names it creates, read from its
+//! source (archive members, source trees, patches, the git index): see
+//! [`crate::creates`] and [`Protected::creates_protected`]; [`assess`] runs
+//! every check for one command.
+
+use std::cell::OnceCell;
 
 use crate::candidates::{Scope, Touch, TouchKind};
 use crate::config::expand_home;
-use crate::fs::{FileKind, Fs};
+use crate::creates::{self, CreateKind, Verdict};
+use crate::fs::Fs;
+use crate::repo;
+use crate::resolve::{self, within, Kernel};
 use shellgate_shell::analyze::Invocation;
-use shellgate_shell::paths::{self, basename, is_within};
+use shellgate_shell::paths::{self, basename};
 use shellgate_shell::word::Word;
+
+/// `a/b` without `format!` (hot paths).
+fn join(a: &str, b: &str) -> String {
+    let a = a.trim_end_matches('/');
+    let mut s = String::with_capacity(a.len() + 1 + b.len());
+    s.push_str(a);
+    s.push('/');
+    s.push_str(b);
+    s
+}
+
+/// Host directories whose settings control hooks and permissions.
+const HOST_DIRS: &[&str] = &[".claude", ".gemini", ".codex"];
+
+/// Largest host settings file read for the commands its hooks name.
+const MAX_SETTINGS_BYTES: usize = 1 << 20;
 
 /// The protected locations of one evaluation.
 #[derive(Debug, Clone)]
 pub struct Protected<'a> {
-    /// Symlink resolutions done during this evaluation.
-    resolved: std::cell::RefCell<std::collections::HashMap<String, String>>,
     /// Where file-system facts come from.
     fs: &'a dyn Fs,
     gate_home: String,
@@ -21,6 +47,24 @@ pub struct Protected<'a> {
     home: String,
     extra_read: Vec<String>,
     extra_write: Vec<String>,
+    /// Case-insensitive comparisons (macOS, Windows).
+    ci: bool,
+    /// Directories where hosts read their settings besides the home (the
+    /// project root, the call's working directory).
+    settings_dirs: Vec<String>,
+    /// Protected locations whose kernel path differs from their name:
+    /// `(lexical, kernel)` — the gate's home and the read list (for every
+    /// check), the host directories and the write list (for writes).
+    read_aliases: OnceCell<Vec<(String, String)>>,
+    write_aliases: OnceCell<Vec<(String, String)>>,
+    /// The lexical and kernel names of each touch already seen.
+    names: std::cell::RefCell<std::collections::HashMap<String, Vec<String>, resolve::FastHash>>,
+    /// Files the hosts' hook configurations run as commands (lexical and
+    /// kernel paths).
+    hook_files: OnceCell<Vec<String>>,
+    /// Concrete protected locations (for ancestor tests).
+    write_roots: Vec<String>,
+    read_roots: Vec<String>,
 }
 
 /// What a command does to a path.
@@ -40,85 +84,182 @@ impl<'a> Protected<'a> {
     ) -> Protected<'a> {
         let norm = |p: &String| paths::normalize(&expand_home(p, home));
         let gate_home = paths::normalize(gate_home);
+        let h = paths::normalize(home);
+        let extra_read: Vec<String> = read.iter().map(norm).collect();
+        let extra_write: Vec<String> = write.iter().map(norm).collect();
+        let mut write_roots = vec![
+            gate_home.clone(),
+            join(&h, ".claude/settings.json"),
+            join(&h, ".claude/hooks"),
+            join(&h, ".claude/commands"),
+            join(&h, ".claude.json"),
+            join(&h, ".codex"),
+            join(&h, ".gemini/settings.json"),
+        ];
+        write_roots.extend(extra_write.iter().cloned());
+        let mut read_roots = vec![
+            join(&gate_home, "config/tool-approvals.json"),
+            join(&gate_home, "state"),
+        ];
+        read_roots.extend(extra_read.iter().cloned());
         Protected {
-            resolved: Default::default(),
             fs,
-            sessions: format!("{}/sessions", gate_home.trim_end_matches('/')),
+            sessions: join(&gate_home, "sessions"),
             gate_home,
-            home: paths::normalize(home),
-            extra_read: read.iter().map(norm).collect(),
-            extra_write: write.iter().map(norm).collect(),
+            home: h,
+            extra_read,
+            extra_write,
+            write_roots,
+            read_roots,
+            ci: false,
+            settings_dirs: Vec::new(),
+            read_aliases: OnceCell::new(),
+            write_aliases: OnceCell::new(),
+            names: Default::default(),
+            hook_files: OnceCell::new(),
         }
     }
 
-    /// `path` itself is write-protected.
+    /// Compare paths case-insensitively (macOS and Windows, §15.2).
+    pub fn case_insensitive(mut self, ci: bool) -> Self {
+        self.ci = ci;
+        self
+    }
+
+    /// Directories where hosts read their settings (the project root, the
+    /// call's working directory); the home always is one.
+    pub fn settings_dirs(mut self, dirs: impl IntoIterator<Item = String>) -> Self {
+        for d in dirs {
+            let d = paths::normalize(&d);
+            if !self.settings_dirs.contains(&d) {
+                self.settings_dirs.push(d);
+            }
+        }
+        self
+    }
+
+    fn fold<'p>(&self, p: &'p str) -> std::borrow::Cow<'p, str> {
+        if self.ci {
+            std::borrow::Cow::Owned(p.to_lowercase())
+        } else {
+            std::borrow::Cow::Borrowed(p)
+        }
+    }
+
+    fn within(&self, child: &str, root: &str) -> bool {
+        within(child, root, self.ci)
+    }
+
+    /// `path` itself is write-protected: the gate's home (but its
+    /// sessions), the operator's write list, the hosts' control files in
+    /// any directory, and the files their hooks run.
     pub fn write_protected(&self, path: &str) -> bool {
-        if is_within(path, &self.gate_home) && !is_within(path, &self.sessions) {
+        self.write_protected_name(path) || self.hook_named(path)
+    }
+
+    /// [`Protected::write_protected`] without the files hooks name.
+    fn write_protected_name(&self, path: &str) -> bool {
+        if self.within(path, &self.gate_home) && !self.within(path, &self.sessions) {
             return true;
         }
-        if self.extra_write.iter().any(|r| is_within(path, r)) {
+        if self.extra_write.iter().any(|r| self.within(path, r)) {
             return true;
         }
-        host_settings(path, &self.home)
+        host_control(&self.fold(path))
+    }
+
+    /// A file the hosts' hook configurations run.
+    fn hook_named(&self, path: &str) -> bool {
+        let folded = self.fold(path);
+        self.hook_files().iter().any(|f| self.fold(f) == folded)
+    }
+
+    /// The approval service's socket (SPEC §17) when `text` (a whole
+    /// command, any program) names it: `serve.sock` together with the
+    /// gate's home — its directory name (`.shellgate`) or `SHELLGATE_HOME` —
+    /// once quotes, backslashes and braces are dropped. Catches what the
+    /// path analysis cannot see: the path inside another word
+    /// (`socat - UNIX-CONNECT:~/.shellgate/state/serve.sock`) or inside code
+    /// (`python3 -c "…connect('…/.shellgate/state/serve.sock')"`). An agent
+    /// that reaches the socket answers its own requests.
+    pub fn names_service_socket(&self, text: &str) -> Option<String> {
+        const SOCKET: &str = "serve.sock";
+        if !text.contains("sock") {
+            return None;
+        }
+        let plain: String = text
+            .chars()
+            .filter(|c| !matches!(c, '\'' | '"' | '\\' | '{' | '}' | '`'))
+            .collect();
+        let home_name = basename(&self.gate_home);
+        let names_home = |t: &str| {
+            (!home_name.is_empty() && t.contains(home_name)) || t.contains("SHELLGATE_HOME")
+        };
+        (plain.contains(SOCKET) && names_home(&plain))
+            .then(|| format!("{}/state/{SOCKET}", self.gate_home.trim_end_matches('/')))
     }
 
     /// `path` itself is read-protected.
     pub fn read_protected(&self, path: &str) -> bool {
         let gh = &self.gate_home;
-        if path == format!("{gh}/config/tool-approvals.json")
-            || is_within(path, &format!("{gh}/state"))
+        if self.fold(path) == self.fold(&self.read_roots[0])
+            || self.within(path, &self.read_roots[1])
         {
             return true;
         }
-        if is_within(path, gh)
-            && !is_within(path, &self.sessions)
-            && basename(path).starts_with("secret")
+        if self.within(path, gh)
+            && !self.within(path, &self.sessions)
+            && self.fold(basename(path)).starts_with("secret")
         {
             return true;
         }
-        self.extra_read.iter().any(|r| is_within(path, r))
+        self.extra_read.iter().any(|r| self.within(path, r))
+    }
+
+    /// Creating or replacing the name `path` makes (or aliases) a protected
+    /// location: it is one, or an ancestor of one (`.claude`, `.gemini`,
+    /// `.codex`, the gate's home or above).
+    pub fn is_protected_ancestor(&self, path: &str) -> bool {
+        let name = self.fold(basename(path));
+        if HOST_DIRS.contains(&name.as_ref()) {
+            return true;
+        }
+        self.write_roots().iter().any(|r| self.within(r, path))
     }
 
     /// Concrete protected locations, to test whether a directory is an
     /// ancestor of one (lexical; project-level host settings are found by
     /// looking at the directory).
-    fn write_roots(&self) -> Vec<String> {
-        let mut v = vec![
-            format!("{}/config", self.gate_home),
-            format!("{}/state", self.gate_home),
-            format!("{}/.claude/settings.json", self.home),
-            format!("{}/.codex", self.home),
-            format!("{}/.gemini/settings.json", self.home),
-        ];
-        v.extend(self.extra_write.iter().cloned());
-        v
+    fn write_roots(&self) -> &[String] {
+        &self.write_roots
     }
 
-    fn read_roots(&self) -> Vec<String> {
-        let mut v = vec![
-            format!("{}/config/tool-approvals.json", self.gate_home),
-            format!("{}/state", self.gate_home),
-        ];
-        v.extend(self.extra_read.iter().cloned());
-        v
+    fn read_roots(&self) -> &[String] {
+        &self.read_roots
     }
 
-    /// `dir` is a strict ancestor of (or equal to) a protected location.
+    /// `dir` is an ancestor of (or equal to) a protected location.
     fn ancestor_of(&self, dir: &str, access: Access) -> bool {
         let roots = match access {
             Access::Write => self.write_roots(),
             Access::Read => self.read_roots(),
         };
-        if roots.iter().any(|r| is_within(r, dir)) {
+        if roots.iter().any(|r| self.within(r, dir)) {
             return true;
         }
-        if access == Access::Write && (is_within(&self.gate_home, dir)) {
-            return true;
-        }
-        // Project-level host settings below `dir` (looked up, not guessed).
         if access == Access::Write {
-            for sub in [".claude", ".codex", ".gemini"] {
-                if self.fs.stat(&format!("{dir}/{sub}")).is_ok() {
+            if self.within(dir, &self.gate_home) && !self.within(dir, &self.sessions) {
+                return true;
+            }
+            // Project-level host settings below `dir` (looked up, not
+            // guessed), and `dir` inside a host directory.
+            if host_control(&self.fold(&format!("{dir}/settings.json")))
+                || host_control(&self.fold(&format!("{dir}/x")))
+            {
+                return true;
+            }
+            for sub in [".claude", ".codex", ".gemini", ".mcp.json"] {
+                if self.fs.lstat(&format!("{dir}/{sub}")).is_ok() {
                     return true;
                 }
             }
@@ -133,14 +274,194 @@ impl<'a> Protected<'a> {
         }
     }
 
+    /// [`Protected::protected`] for a touch of `kind`: a working directory
+    /// is never a file a hook runs.
+    fn protected_as(&self, path: &str, access: Access, kind: TouchKind) -> bool {
+        match (access, kind) {
+            (Access::Write, TouchKind::WorkingDir) => self.write_protected_name(path),
+            _ => self.protected(path, access),
+        }
+    }
+
+    /// Protected locations that resolve elsewhere (§15.18): the gate's home
+    /// and its parts, the operator's lists, and (for writes) the host
+    /// directories of the home and of every settings directory, each with
+    /// its kernel path when that differs from its name.
+    fn aliases(&self, access: Access) -> &[(String, String)] {
+        // Each anchor `D/n`: its kernel path is `kernel(D)/n` unless `D/n`
+        // is itself a link (one probe per anchor, one walk per `D`).
+        let resolved = |groups: Vec<(String, Vec<String>)>| {
+            let mut out: Vec<(String, String)> = Vec::new();
+            for (d, names) in groups {
+                let Kernel::Path(kd) = resolve::kernel(self.fs, &d, true) else {
+                    continue;
+                };
+                let d = d.trim_end_matches('/');
+                for n in names {
+                    let a = join(d, &n);
+                    let k = if matches!(self.fs.lstat(&a), Ok(crate::fs::FileKind::Symlink)) {
+                        match resolve::kernel(self.fs, &a, true) {
+                            Kernel::Path(k) => k,
+                            Kernel::Unresolvable => continue,
+                        }
+                    } else if kd == d {
+                        continue;
+                    } else {
+                        join(&kd, &n)
+                    };
+                    if k != a && !out.iter().any(|(x, _)| *x == a) {
+                        out.push((a, k));
+                    }
+                }
+            }
+            out
+        };
+        let read = self.read_aliases.get_or_init(|| {
+            let g = &self.gate_home;
+            let mut out = Vec::new();
+            // The gate's home itself, then its parts.
+            if let Kernel::Path(k) = resolve::kernel(self.fs, g, true) {
+                if k != *g {
+                    out.push((g.clone(), k));
+                }
+            }
+            // (`sessions` needs no alias of its own: through an alias of
+            // the home it maps back under `sessions/`, which stays open.)
+            let mut groups = vec![(g.clone(), vec!["config".to_string(), "state".into()])];
+            for r in &self.extra_read {
+                groups.push((paths::parent(r), vec![basename(r).to_string()]));
+            }
+            out.extend(resolved(groups));
+            out
+        });
+        if access == Access::Read {
+            return read;
+        }
+        self.write_aliases.get_or_init(|| {
+            let mut groups = vec![(
+                self.home.clone(),
+                std::iter::once(".claude.json")
+                    .chain(HOST_DIRS.iter().copied())
+                    .map(str::to_string)
+                    .collect::<Vec<_>>(),
+            )];
+            for d in &self.settings_dirs {
+                groups.push((
+                    d.clone(),
+                    HOST_DIRS
+                        .iter()
+                        .chain([".mcp.json"].iter())
+                        .map(|n| n.to_string())
+                        .collect(),
+                ));
+            }
+            for r in &self.extra_write {
+                groups.push((paths::parent(r), vec![basename(r).to_string()]));
+            }
+            let mut out = read.to_vec();
+            out.extend(resolved(groups));
+            out
+        })
+    }
+
+    /// The names under which a touch reaches the file system: as written
+    /// (lexical), as the kernel resolves it (following the last link and
+    /// not), and each of those seen through a protected location that
+    /// resolves elsewhere.
+    fn variants(&self, t: &Touch, access: Access) -> Vec<String> {
+        let raw = match t.scope {
+            Scope::Glob { .. } => resolve::static_dir(&t.raw),
+            _ => t.raw.clone(),
+        };
+        let mut key = String::with_capacity(t.path.len() + raw.len() + 1);
+        key.push_str(&t.path);
+        key.push('\0');
+        key.push_str(&raw);
+        let known = self.names.borrow().get(&key).cloned();
+        let mut v = match known {
+            Some(v) => v,
+            None => {
+                let mut v = vec![t.path.clone()];
+                if let Kernel::Path(k) = resolve::kernel(self.fs, &raw, false) {
+                    let link = matches!(self.fs.lstat(&k), Ok(crate::fs::FileKind::Symlink));
+                    if link || raw.ends_with('/') {
+                        if let Kernel::Path(f) = resolve::kernel(self.fs, &raw, true) {
+                            if !v.contains(&f) {
+                                v.push(f);
+                            }
+                        }
+                    }
+                    if !v.contains(&k) {
+                        v.push(k);
+                    }
+                }
+                self.names.borrow_mut().insert(key, v.clone());
+                v
+            }
+        };
+        // A working directory is checked by its own names (lexical and
+        // resolved): what a command writes there is named by its operands
+        // and redirects, which are checked through the aliases too.
+        if t.kind == TouchKind::WorkingDir {
+            return v;
+        }
+        // A read through an alias of the gate's home can only reach the
+        // files that are read-protected there: their names, or anything
+        // when the operator listed more or the read is recursive.
+        if access == Access::Read && !self.read_alias_may_apply(&v) {
+            return v;
+        }
+        let aliases = self.aliases(access);
+        if !aliases.is_empty() {
+            for k in v.clone() {
+                for (name, target) in aliases {
+                    if self.within(&k, target) {
+                        let mapped = format!("{name}{}", &k[target.len()..]);
+                        if !v.contains(&mapped) {
+                            v.push(mapped);
+                        }
+                    }
+                }
+            }
+        }
+        v
+    }
+
+    /// Whether a read of one of `names` could be a read-protected file
+    /// through an alias of the gate's home: `tool-approvals.json`,
+    /// `secret*`, the state database, or any name with operator read roots
+    /// (a recursive read passes its directory, which takes this path too
+    /// through [`Protected::ancestor_of`]).
+    fn read_alias_may_apply(&self, names: &[String]) -> bool {
+        if !self.extra_read.is_empty() {
+            return true;
+        }
+        names.iter().any(|n| {
+            let b = self.fold(basename(n));
+            b == "tool-approvals.json"
+                || b.starts_with("secret")
+                || b.starts_with("shellgate")
+                || b == "state"
+                || b == "config"
+                || !b.contains('.')
+        })
+    }
+
     /// Whether a touch reaches a protected path for `access`: the path
     /// itself, what a glob could match, or (for recursive operations) what
     /// lies below it.
     fn reaches(&self, t: &Touch, access: Access, recursive: bool) -> bool {
-        for p in self.variants(&t.path) {
+        // A glob is judged on what it really matches when its directories
+        // can be listed, else on what its pattern could match.
+        let expansion = match t.scope {
+            Scope::Glob { .. } => Some(resolve::expand(self.fs, &t.raw, self.ci)),
+            _ => None,
+        };
+        let listed = expansion.as_ref().is_some_and(|e| e.complete);
+        for p in self.variants(t, access) {
             match t.scope {
                 Scope::Exact => {
-                    if self.protected(&p, access) {
+                    if self.protected_as(&p, access, t.kind) {
                         return true;
                     }
                     if recursive && self.ancestor_of(&p, access) {
@@ -148,45 +469,8 @@ impl<'a> Protected<'a> {
                     }
                 }
                 Scope::Glob { recursive: deep } => {
-                    // Everything the glob can match in its directory.
-                    if self.protected(&p, access) {
-                        return true;
-                    }
-                    let direct_child = |root: &str| {
-                        is_within(root, &p)
-                            && root != p
-                            && (deep || recursive || paths::parent(root) == p)
-                    };
-                    let roots = match access {
-                        Access::Write => self.write_roots(),
-                        Access::Read => self.read_roots(),
-                    };
-                    if roots.iter().any(|r| direct_child(r)) {
-                        return true;
-                    }
-                    if access == Access::Write
-                        && (direct_child(&self.gate_home)
-                            || paths::parent(&format!("{}/x", self.gate_home)) == p)
-                    {
-                        return true;
-                    }
-                    if access == Access::Read
-                        && is_within(&p, &self.gate_home)
-                        && !is_within(&p, &self.sessions)
-                    {
-                        // secret* files could match.
-                        return true;
-                    }
-                    if access == Access::Write
-                        && self.ancestor_of(&p, access)
-                        && (deep || recursive)
-                    {
-                        return true;
-                    }
-                    // `~/.claude/*` matches settings*.json.
-                    if access == Access::Write
-                        && host_settings(&format!("{p}/settings.json"), &self.home)
-                    {
+                    let last = last_glob(&t.raw);
+                    if self.glob_reaches(&p, access, deep || recursive, last, listed) {
                         return true;
                     }
                 }
@@ -199,90 +483,610 @@ impl<'a> Protected<'a> {
                 }
             }
         }
+        if let (Scope::Glob { recursive: deep }, Some(exp)) = (t.scope, &expansion) {
+            // What the glob really matches, each as a path.
+            for (m, _) in &exp.matches {
+                let mt = Touch {
+                    path: paths::normalize(m),
+                    raw: m.clone(),
+                    kind: t.kind,
+                    scope: Scope::Exact,
+                    follow: true,
+                    role: None,
+                };
+                if self.reaches(&mt, access, recursive || deep) {
+                    return true;
+                }
+            }
+        }
         false
     }
-}
 
-impl Protected<'_> {
-    /// The lexical path and, when different, the path with symlinks
-    /// resolved (for the longest existing prefix).
-    fn variants(&self, path: &str) -> Vec<String> {
-        let real = self.resolve(path);
-        if real != path {
-            vec![path.to_string(), real]
-        } else {
-            vec![path.to_string()]
+    /// Everything a glob can match in its directory `p` (and below, for
+    /// `**` or a recursive operation).
+    fn glob_reaches(
+        &self,
+        p: &str,
+        access: Access,
+        deep: bool,
+        last: Option<&str>,
+        listed: bool,
+    ) -> bool {
+        if self.protected(p, access) {
+            return true;
         }
+        let direct_child =
+            |root: &str| self.within(root, p) && root != p && (deep || paths::parent(root) == p);
+        let roots = match access {
+            Access::Write => self.write_roots(),
+            Access::Read => self.read_roots(),
+        };
+        if roots.iter().any(|r| direct_child(r)) {
+            return true;
+        }
+        if access == Access::Write && direct_child(&self.gate_home) {
+            return true;
+        }
+        if access == Access::Read
+            && self.within(p, &self.gate_home)
+            && !self.within(p, &self.sessions)
+        {
+            // secret* files could match.
+            return true;
+        }
+        if access == Access::Write && deep && !listed && self.ancestor_of(p, access) {
+            return true;
+        }
+        // `~/.claude/*` matches settings*.json, hooks/, commands/; a host
+        // directory or `.mcp.json` may be matched in any directory.
+        // (When the directory was listed, the matches themselves were
+        // checked: a glob only ever expands to names that exist.)
+        if access == Access::Write && !listed {
+            for child in [
+                "settings.json",
+                "settings.local.json",
+                "hooks",
+                "commands",
+                "x",
+                ".mcp.json",
+                ".claude.json",
+            ] {
+                let could = last.is_none_or(|pat| resolve::glob_match(pat, child, true));
+                if could && host_control(&self.fold(&format!("{p}/{child}"))) {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
-    /// Resolve symlinks along `path` (normalized, absolute), reusing the
-    /// resolutions of its ancestors done earlier in this evaluation: touches
-    /// share the working directory, so most cost one `lstat`.
-    fn resolve(&self, path: &str) -> String {
-        if let Some(r) = self.resolved.borrow().get(path) {
-            return r.clone();
-        }
-        // Ancestors not resolved yet, nearest first.
-        let mut pending: Vec<String> = Vec::new();
-        let mut cur = path.to_string();
-        let mut base = loop {
-            if let Some(r) = self.resolved.borrow().get(&cur) {
-                break r.clone();
-            }
-            if cur == "/" {
-                break "/".to_string();
-            }
-            pending.push(cur.clone());
-            cur = paths::parent(&cur);
-        };
-        // `missing`: an ancestor does not exist, so nothing below does.
-        let mut missing = false;
-        while let Some(lexical) = pending.pop() {
-            let seg = basename(&lexical);
-            let candidate = if base == "/" {
-                format!("/{seg}")
-            } else {
-                format!("{base}/{seg}")
-            };
-            let next = if missing {
-                candidate
-            } else {
-                match self.fs.lstat(&candidate) {
-                    Ok(FileKind::Symlink) => match self.fs.canonicalize(&candidate) {
-                        Ok(r) => paths::normalize(&r.to_string_lossy()),
-                        Err(_) => candidate,
-                    },
-                    Ok(_) => candidate,
-                    Err(_) => {
-                        missing = true;
-                        candidate
+    /// Files the hosts' hook configurations run (§15.18): the `command`s of
+    /// `hooks` in Claude Code and Gemini CLI `settings*.json` and Codex
+    /// `hooks.json`, Claude's `statusLine` and helper commands, and the
+    /// `command`/`args` of MCP servers in `.mcp.json`, in the home and every
+    /// settings directory. Read only where the host directory exists,
+    /// bounded; a file the gate cannot read or parse is one the host cannot
+    /// use either, so it names nothing.
+    fn hook_files(&self) -> &[String] {
+        self.hook_files.get_or_init(|| {
+            let mut out = Vec::new();
+            let project = self
+                .settings_dirs
+                .first()
+                .cloned()
+                .unwrap_or_else(|| self.home.clone());
+            for d in std::iter::once(&self.home).chain(self.settings_dirs.iter()) {
+                let d = d.trim_end_matches('/');
+                let mut files = Vec::new();
+                if self.fs.lstat(&format!("{d}/.claude")).is_ok() {
+                    files.push(format!("{d}/.claude/settings.json"));
+                    // A project's local settings (the user's are settings.json).
+                    if d != self.home {
+                        files.push(format!("{d}/.claude/settings.local.json"));
                     }
                 }
-            };
-            self.resolved.borrow_mut().insert(lexical, next.clone());
-            base = next;
+                if self.fs.lstat(&format!("{d}/.gemini")).is_ok() {
+                    files.push(format!("{d}/.gemini/settings.json"));
+                }
+                if self.fs.lstat(&format!("{d}/.codex")).is_ok() {
+                    files.push(format!("{d}/.codex/hooks.json"));
+                }
+                // `.mcp.json` is read at a project's root (not the home).
+                if d != self.home && self.fs.lstat(&format!("{d}/.mcp.json")).is_ok() {
+                    files.push(format!("{d}/.mcp.json"));
+                }
+                let base_dir = if d == self.home { project.as_str() } else { d };
+                for f in files {
+                    for cmd in settings_commands(self.fs, &f) {
+                        for w in command_paths(&cmd, base_dir, &self.home) {
+                            if let Kernel::Path(k) = resolve::kernel(self.fs, &w, true) {
+                                if !out.contains(&k) {
+                                    out.push(k);
+                                }
+                            }
+                            let lexical = paths::normalize(&w);
+                            if !out.contains(&lexical) {
+                                out.push(lexical);
+                            }
+                        }
+                    }
+                }
+            }
+            out
+        })
+    }
+
+    /// Whether `dir` is a directory where a host reads its settings (§15.18):
+    /// the home, a settings directory, an ancestor of one, or inside a
+    /// host directory or the gate's home.
+    pub fn settings_dir(&self, dir: &str) -> bool {
+        std::iter::once(&self.home)
+            .chain(self.settings_dirs.iter())
+            .any(|d| self.within(d, dir))
+            || self.within(dir, &self.gate_home)
+            || self.fold(dir).split('/').any(|s| HOST_DIRS.contains(&s))
+    }
+
+    /// What creating names at `target` from `source` makes (§15.18,
+    /// §15.20): [`Verdict::Protected`] when a created name is a protected
+    /// path or an ancestor of one (lexically, and through existing links at
+    /// the destination), [`Verdict::GitInternal`] when it is one of git's
+    /// internals, [`Verdict::Unknown`] when the source cannot be read within
+    /// the bounds (it does not exist yet, standard input from a pipe, too
+    /// large, an unknown format), [`Verdict::Clear`] otherwise. `source` is
+    /// absolute as written; `target` absolute (see [`CreateKind`] for what
+    /// each is).
+    pub fn creates_protected(
+        &self,
+        source: Option<&str>,
+        target: &str,
+        kind: CreateKind,
+    ) -> Verdict {
+        let target = paths::normalize(target);
+        match kind {
+            CreateKind::Name => self.created(&target, &target, true),
+            CreateKind::Tree => {
+                let Some(src) = source else {
+                    return Verdict::Unknown("the source is not local".into());
+                };
+                let Some(k) = creates::existing(self.fs, src) else {
+                    return Verdict::Unknown(format!("{src} does not exist yet"));
+                };
+                if !matches!(self.fs.stat(&k), Ok(crate::fs::FileKind::Dir)) {
+                    return Verdict::Clear;
+                }
+                match creates::list_tree(self.fs, &k) {
+                    Ok(entries) => self.all_created(&target, entries.iter().map(String::as_str)),
+                    Err(e) => Verdict::Unknown(e),
+                }
+            }
+            CreateKind::Archive => {
+                let Some(src) = source else {
+                    return Verdict::Unknown("the archive comes from a pipe".into());
+                };
+                let Some(k) = creates::existing(self.fs, src) else {
+                    return Verdict::Unknown(format!("{src} does not exist yet"));
+                };
+                match creates::list_archive(self.fs, &k) {
+                    Ok(members) => self.members_created(&target, &members),
+                    Err(e) => Verdict::Unknown(e),
+                }
+            }
+            CreateKind::Patch => {
+                let Some(src) = source else {
+                    return Verdict::Unknown("the patch comes from a pipe".into());
+                };
+                let Some(k) = creates::existing(self.fs, src) else {
+                    return Verdict::Unknown(format!("{src} does not exist yet"));
+                };
+                match creates::patch_paths(self.fs, &k) {
+                    Ok(ps) => self.patched(&target, &ps),
+                    Err(e) => Verdict::Unknown(e),
+                }
+            }
+            CreateKind::GitIndex => {
+                let Some(index) = source else {
+                    return Verdict::Unknown("no git index".into());
+                };
+                let Some(top) = repo::work_tree(self.fs, &target) else {
+                    return Verdict::Unknown("no work tree".into());
+                };
+                match creates::index_paths(self.fs, index) {
+                    Ok(entries) => {
+                        let full: Vec<String> = entries
+                            .iter()
+                            .map(|e| format!("{}/{e}", top.trim_end_matches('/')))
+                            .filter(|f| {
+                                resolve::kernel(self.fs, &target, true)
+                                    .path()
+                                    .is_some_and(|kt| self.within(f, kt) || self.within(f, &target))
+                            })
+                            .collect();
+                        let mut worst = Verdict::Clear;
+                        for f in full {
+                            worst = worse(worst, self.created(&f, &f, false));
+                            if matches!(worst, Verdict::Protected(_)) {
+                                break;
+                            }
+                        }
+                        worst
+                    }
+                    Err(e) => Verdict::Unknown(e),
+                }
+            }
         }
-        base
+    }
+
+    /// What a patch given as text (a heredoc, a here-string) creates at
+    /// `target` (see [`Protected::creates_protected`]).
+    pub fn patch_text_creates(&self, text: &str, target: &str) -> Verdict {
+        let ps = creates::patch_paths_of(text);
+        self.patched(&paths::normalize(target), &ps)
+    }
+
+    /// The files of a patch, with 0 and 1 leading components stripped.
+    fn patched(&self, target: &str, ps: &[String]) -> Verdict {
+        let stripped: Vec<String> = ps
+            .iter()
+            .flat_map(|p| {
+                let p = p.trim_start_matches('/');
+                let one = p.split_once('/').map(|(_, r)| r.to_string());
+                std::iter::once(p.to_string()).chain(one)
+            })
+            .collect();
+        self.all_created(target, stripped.iter().map(String::as_str))
+    }
+
+    fn all_created<'s>(&self, target: &str, rels: impl Iterator<Item = &'s str>) -> Verdict {
+        let mut worst = Verdict::Clear;
+        for rel in rels {
+            let raw = resolve::join_raw(target, rel.trim_start_matches("./"));
+            let lexical = paths::normalize(&raw);
+            worst = worse(worst, self.created(&lexical, &raw, false));
+            if matches!(worst, Verdict::Protected(_)) {
+                break;
+            }
+        }
+        worst
+    }
+
+    fn members_created(&self, target: &str, members: &[creates::Member]) -> Verdict {
+        let mut worst = Verdict::Clear;
+        let mut links: Vec<String> = Vec::new();
+        for m in members {
+            let name = m.name.trim_start_matches("./");
+            if name.is_empty() || name == "." {
+                continue;
+            }
+            let rel = paths::normalize(&format!("/{name}"));
+            // A member written through a link an earlier member made.
+            if links.iter().any(|l| rel != *l && paths::is_within(&rel, l)) {
+                worst = worse(
+                    worst,
+                    Verdict::Unknown(format!("{name} is written through a link in the archive")),
+                );
+            }
+            if m.link {
+                links.push(rel.clone());
+            }
+            let raw = resolve::join_raw(target, name.trim_start_matches('/'));
+            worst = worse(worst, self.created(&paths::normalize(&raw), &raw, false));
+            if m.name.starts_with('/') {
+                // Absolute members (`tar -P`, `cpio` without
+                // `--no-absolute-filenames`) land where they say.
+                worst = worse(
+                    worst,
+                    self.created(&paths::normalize(&m.name), &m.name, false),
+                );
+            }
+            if matches!(worst, Verdict::Protected(_)) {
+                break;
+            }
+        }
+        worst
+    }
+
+    /// The verdict on one created name (`lexical`, and `raw` as written for
+    /// the kernel). `replace`: the name itself is created or replaced, so
+    /// an ancestor of a protected location counts, unless it exists as a
+    /// real directory (copying into it merges).
+    fn created(&self, lexical: &str, raw: &str, replace: bool) -> Verdict {
+        let t = Touch {
+            path: lexical.to_string(),
+            raw: raw.to_string(),
+            kind: TouchKind::Operand,
+            scope: Scope::Exact,
+            follow: false,
+            role: None,
+        };
+        if self.reaches(&t, Access::Write, false) {
+            return Verdict::Protected(lexical.to_string());
+        }
+        let real_dir = matches!(self.fs.lstat(lexical), Ok(crate::fs::FileKind::Dir));
+        let creates_it = !real_dir && (replace || self.fs.lstat(lexical).is_err());
+        if creates_it && self.is_protected_ancestor(lexical) {
+            return Verdict::Protected(lexical.to_string());
+        }
+        if self
+            .variants(&t, Access::Write)
+            .iter()
+            .any(|v| repo::is_git_internal(v, self.ci))
+        {
+            return Verdict::GitInternal(lexical.to_string());
+        }
+        Verdict::Clear
     }
 }
 
-/// Host agent settings that control hooks and permissions.
-fn host_settings(path: &str, home: &str) -> bool {
-    let name = basename(path);
-    let parent = paths::parent(path);
-    let parent_name = basename(&parent);
-    if parent_name == ".claude" && name.starts_with("settings") && name.ends_with(".json") {
+/// The pattern of a glob whose only globbed segment is its last one (what
+/// it matches directly in its static directory); `None` otherwise.
+fn last_glob(raw: &str) -> Option<&str> {
+    let mut segs = raw.rsplit('/');
+    let last = segs.next()?;
+    if !resolve::has_glob(last) || segs.any(resolve::has_glob) {
+        return None;
+    }
+    Some(last)
+}
+
+/// The more severe of two verdicts.
+fn worse(a: Verdict, b: Verdict) -> Verdict {
+    let rank = |v: &Verdict| match v {
+        Verdict::Clear => 0,
+        Verdict::Unknown(_) => 1,
+        Verdict::GitInternal(_) => 2,
+        Verdict::Protected(_) => 3,
+    };
+    if rank(&b) > rank(&a) {
+        b
+    } else {
+        a
+    }
+}
+
+/// Host control files (§9.4, §15.18), by name in any directory (`path`
+/// already folded for the OS's case rule): `.claude/settings*.json`,
+/// `.claude/hooks/`, `.claude/commands/`, `.claude.json`, `.mcp.json`,
+/// everything in `.gemini/` but its `tmp/`, everything in `.codex/`.
+fn host_control(path: &str) -> bool {
+    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let Some(name) = segs.last() else {
+        return false;
+    };
+    if *name == ".claude.json" || *name == ".mcp.json" {
         return true;
     }
-    if parent_name == ".gemini" && name == "settings.json" {
-        return true;
+    for (i, s) in segs.iter().enumerate() {
+        let rest = &segs[i + 1..];
+        match *s {
+            ".claude" => {
+                if rest.len() == 1 && rest[0].starts_with("settings") && rest[0].ends_with(".json")
+                {
+                    return true;
+                }
+                if rest
+                    .first()
+                    .is_some_and(|r| *r == "hooks" || *r == "commands")
+                {
+                    return true;
+                }
+            }
+            ".gemini" if rest.first().is_some_and(|r| *r != "tmp") => return true,
+            ".codex" => return true,
+            _ => {}
+        }
     }
-    // Anything under a `.codex` directory, and the directory itself.
-    if path.split('/').any(|seg| seg == ".codex") {
-        return true;
-    }
-    let _ = home;
     false
+}
+
+/// The command strings a host settings file runs (bounded read; JSON with
+/// comments tolerated).
+fn settings_commands(fs: &dyn Fs, file: &str) -> Vec<String> {
+    let Ok(data) = fs.read_file(file, MAX_SETTINGS_BYTES) else {
+        return Vec::new();
+    };
+    if data.len() > MAX_SETTINGS_BYTES {
+        return Vec::new();
+    }
+    let text = strip_json_comments(&String::from_utf8_lossy(&data));
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Some(h) = v.get("hooks") {
+        collect_commands(h, &mut out, 0);
+    }
+    if let Some(c) = v.pointer("/statusLine/command").and_then(|c| c.as_str()) {
+        out.push(c.to_string());
+    }
+    for key in [
+        "apiKeyHelper",
+        "awsAuthRefresh",
+        "awsCredentialExport",
+        "otelHeadersHelper",
+    ] {
+        if let Some(c) = v.get(key).and_then(|c| c.as_str()) {
+            out.push(c.to_string());
+        }
+    }
+    if let Some(servers) = v.get("mcpServers").and_then(|s| s.as_object()) {
+        for s in servers.values() {
+            let mut line = String::new();
+            if let Some(c) = s.get("command").and_then(|c| c.as_str()) {
+                line.push_str(&quote(c));
+            }
+            for a in s
+                .get("args")
+                .and_then(|a| a.as_array())
+                .into_iter()
+                .flatten()
+            {
+                if let Some(a) = a.as_str() {
+                    line.push(' ');
+                    line.push_str(&quote(a));
+                }
+            }
+            if !line.is_empty() {
+                out.push(line);
+            }
+        }
+    }
+    out
+}
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+fn collect_commands(v: &serde_json::Value, out: &mut Vec<String>, depth: usize) {
+    if depth > 16 {
+        return;
+    }
+    match v {
+        serde_json::Value::Object(o) => {
+            for (k, x) in o {
+                if k == "command" {
+                    if let Some(s) = x.as_str() {
+                        out.push(s.to_string());
+                        continue;
+                    }
+                }
+                collect_commands(x, out, depth + 1);
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for x in a {
+                collect_commands(x, out, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Remove `//` and `/* */` comments outside strings (Gemini's settings).
+fn strip_json_comments(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    let mut in_str = false;
+    while let Some(c) = chars.next() {
+        if in_str {
+            out.push(c);
+            if c == '\\' {
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            } else if c == '"' {
+                in_str = false;
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_str = true;
+                out.push(c);
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                for n in chars.by_ref() {
+                    if n == '\n' {
+                        out.push('\n');
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut prev = ' ';
+                for n in chars.by_ref() {
+                    if prev == '*' && n == '/' {
+                        break;
+                    }
+                    prev = n;
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The files a hook command line names (absolute, as written): words with
+/// a `/` or a script extension, with the hosts' project-directory variables
+/// and `~` expanded, relative ones against `base`.
+fn command_paths(cmd: &str, base: &str, home: &str) -> Vec<String> {
+    let mut line = cmd.to_string();
+    for var in [
+        "CLAUDE_PROJECT_DIR",
+        "GEMINI_PROJECT_DIR",
+        "GEMINI_CWD",
+        "CODEX_PROJECT_DIR",
+        "PWD",
+    ] {
+        line = line
+            .replace(&format!("${{{var}}}"), base)
+            .replace(&format!("${var}"), base);
+    }
+    line = line.replace("${HOME}", home).replace("$HOME", home);
+    let mut out = Vec::new();
+    for w in split_words(&line) {
+        let w = if w == "~" {
+            home.to_string()
+        } else if let Some(r) = w.strip_prefix("~/") {
+            format!("{home}/{r}")
+        } else {
+            w
+        };
+        let script = [
+            ".sh", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".bash",
+        ]
+        .iter()
+        .any(|e| w.ends_with(e));
+        if w.starts_with('-')
+            || w.contains("://")
+            || w.contains('$')
+            || !(w.contains('/') || script)
+        {
+            continue;
+        }
+        out.push(resolve::join_raw(base, &w));
+    }
+    out
+}
+
+/// Split a command line into words (quotes removed; operators split).
+fn split_words(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"'), '\\') => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+            }
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '\\') => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+            }
+            (None, c)
+                if c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '<' | '>') =>
+            {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            (None, c) => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
 }
 
 /// How a command treats the paths it names (§9.4).
@@ -294,11 +1098,18 @@ pub struct Behaviour {
     pub recursive_write: bool,
     /// Reads recursively (grep -r, rg, tar -c, zip -r, cp -r, rsync, scp -r).
     pub recursive_read: bool,
-    /// Index (in operand touches) of a destination written recursively
-    /// (`cp -r`/`rsync`/`scp -r` destination, `tar -x -C`, `unzip -d`).
+    /// The last operand is written recursively (kept for callers that have
+    /// no argv; [`assess`] reads what copies and extractions create
+    /// instead).
     pub extracts_into_last: bool,
     /// Lists names only (ls, find without actions, tree, du).
     pub lists: bool,
+    /// Follows symbolic links while walking a tree (`grep -R`, `rg -L`,
+    /// `find -L`, `tree -l`, `du -L`, `ls -RL`).
+    pub follows_links: bool,
+    /// The last operand is a destination: what is created there is judged
+    /// by [`Protected::creates_protected`], not as a recursive write.
+    pub dest_last: bool,
 }
 
 fn words(argv: &[Word]) -> Vec<String> {
@@ -314,84 +1125,91 @@ fn has_short(args: &[String], c: char) -> bool {
 
 fn has_long(args: &[String], l: &str) -> bool {
     args.iter()
-        .any(|a| a == l || a.starts_with(&format!("{l}=")))
+        .any(|a| a == l || (a.starts_with(l) && a.as_bytes().get(l.len()) == Some(&b'=')))
 }
 
 /// Classify a command's recursion behaviour.
 pub fn behaviour(inv: &Invocation, reader: bool) -> Behaviour {
-    let w = words(&inv.argv);
     let base = inv.base();
-    let args: Vec<String> = w.iter().skip(1).cloned().collect();
     let mut b = Behaviour {
         reader,
         ..Behaviour::default()
     };
+    const KNOWN: &[&str] = &[
+        "rm", "mv", "chmod", "chown", "chgrp", "rsync", "find", "grep", "egrep", "fgrep", "rg",
+        "ag", "ack", "tar", "bsdtar", "gtar", "zip", "cp", "scp", "ln", "install", "tree", "du",
+        "ls", "dir",
+    ];
+    if !KNOWN.contains(&base.as_str()) {
+        return b;
+    }
+    let args: Vec<String> = words(&inv.argv).into_iter().skip(1).collect();
     match base.as_str() {
         "rm" => {
             b.recursive_write =
                 has_short(&args, 'r') || has_short(&args, 'R') || has_long(&args, "--recursive")
         }
-        "mv" => b.recursive_write = true,
+        "mv" => {
+            b.recursive_write = true;
+            b.dest_last = true;
+        }
         "chmod" | "chown" | "chgrp" => {
             b.recursive_write = has_short(&args, 'R') || has_long(&args, "--recursive")
         }
         "rsync" => {
             b.recursive_read = true;
-            b.extracts_into_last = true;
-            if args
-                .iter()
-                .any(|a| a.starts_with("--delete") || a == "--remove-source-files")
-            {
+            b.dest_last = true;
+            if args.iter().any(|a| a.starts_with("--del")) {
+                // Deleting at the destination writes what is below it.
+                b.recursive_write = true;
+                b.dest_last = false;
+            } else if args.iter().any(|a| a.starts_with("--remove-so")) {
                 b.recursive_write = true;
             }
         }
         "find" => {
+            b.follows_links = has_long(&args, "-L") || args.iter().any(|a| a == "-follow");
             if args.iter().any(|a| a == "-delete") {
                 b.recursive_write = true;
-            } else if args.iter().any(|a| {
-                matches!(
-                    a.as_str(),
-                    "-exec"
-                        | "-execdir"
-                        | "-ok"
-                        | "-okdir"
-                        | "-fprint"
-                        | "-fls"
-                        | "-fprint0"
-                        | "-fprintf"
-                )
-            }) {
+            } else if args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-fprint" | "-fls" | "-fprint0" | "-fprintf"))
+            {
+                // The file these write is not an operand yet.
                 b.recursive_write = true;
+                b.recursive_read = true;
+            } else if args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+            {
+                // The executed command is unknown: the call is complex
+                // (one-shot) and the command a human approves is shown
+                // whole. It reads what it finds; it is not known to write.
                 b.recursive_read = true;
             } else {
                 b.lists = true;
             }
         }
         "grep" | "egrep" | "fgrep" => {
+            b.follows_links = has_short(&args, 'R') || has_long(&args, "--dereference-recursive");
             b.recursive_read = has_short(&args, 'r')
                 || has_short(&args, 'R')
                 || has_long(&args, "--recursive")
                 || has_long(&args, "--dereference-recursive")
         }
-        "rg" | "ag" | "ack" => b.recursive_read = true,
-        "tar" => {
+        "rg" | "ag" | "ack" => {
+            b.recursive_read = true;
+            b.follows_links = has_short(&args, 'L') || has_long(&args, "--follow");
+        }
+        "tar" | "bsdtar" | "gtar" => {
             let first = args.first().cloned().unwrap_or_default();
             let create = has_short(&args, 'c')
                 || has_long(&args, "--create")
                 || (!first.starts_with('-') && first.contains('c'));
-            let extract = has_short(&args, 'x')
-                || has_long(&args, "--extract")
-                || has_long(&args, "--get")
-                || (!first.starts_with('-') && first.contains('x'));
             b.recursive_read = create;
-            if extract {
-                b.recursive_write = true;
-            }
+            b.follows_links = create && (has_short(&args, 'h') || has_long(&args, "--dereference"));
         }
         "zip" => b.recursive_read = has_short(&args, 'r') || has_long(&args, "--recurse-paths"),
-        "unzip" | "cpio" | "7z" => {
-            b.recursive_write = true;
-        }
         "cp" => {
             let r = has_short(&args, 'r')
                 || has_short(&args, 'R')
@@ -399,14 +1217,26 @@ pub fn behaviour(inv: &Invocation, reader: bool) -> Behaviour {
                 || has_long(&args, "--recursive")
                 || has_long(&args, "--archive");
             b.recursive_read = r;
-            b.extracts_into_last = r;
+            b.dest_last = true;
+            b.follows_links = r && (has_short(&args, 'L') || has_long(&args, "--dereference"));
         }
         "scp" => {
-            let r = has_short(&args, 'r');
-            b.recursive_read = r;
-            b.extracts_into_last = r;
+            b.recursive_read = has_short(&args, 'r');
+            b.dest_last = true;
         }
-        "ls" | "tree" | "du" | "dir" => b.lists = true,
+        "ln" | "install" => b.dest_last = true,
+        "tree" => {
+            b.lists = true;
+            b.follows_links = has_short(&args, 'l');
+        }
+        "du" => {
+            b.lists = true;
+            b.follows_links = has_short(&args, 'L') || has_long(&args, "--dereference");
+        }
+        "ls" | "dir" => {
+            b.lists = true;
+            b.follows_links = has_short(&args, 'R') && has_short(&args, 'L');
+        }
         _ => {}
     }
     b
@@ -453,7 +1283,9 @@ pub fn violation(p: &Protected, touches: &[Touch], b: Behaviour) -> Option<Strin
                 if p.reaches(t, Access::Read, b.recursive_read && !listing_ancestor) {
                     return Some(t.path.clone());
                 }
-                let writes_below = b.recursive_write || (b.extracts_into_last && is_last_operand);
+                let dest = b.dest_last && is_last_operand;
+                let writes_below =
+                    (b.recursive_write && !dest) || (b.extracts_into_last && is_last_operand);
                 if !b.reader && p.reaches(t, Access::Write, writes_below) {
                     return Some(t.path.clone());
                 }
@@ -465,29 +1297,92 @@ pub fn violation(p: &Protected, touches: &[Touch], b: Behaviour) -> Option<Strin
 
 fn exact(t: &Touch) -> Touch {
     Touch {
-        path: t.path.clone(),
-        kind: t.kind,
         scope: Scope::Exact,
-        role: t.role,
+        ..t.clone()
     }
+}
+
+/// Everything the protected-path layer finds in one command.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Assessment {
+    /// A protected path it touches or creates (deny `protected_path`).
+    pub violation: Option<String>,
+    /// Complex reasons (one-shot approval): `git_internals` (a write by
+    /// anything but git to git's code-bearing internals, §15.5),
+    /// `unknown_creation` (an extraction or recursive copy into a settings
+    /// directory whose created names cannot be read, §15.18).
+    pub complex: Vec<String>,
+}
+
+/// Judge one command (§9.4, §15.5, §15.18): the protected paths it touches
+/// (lexically and resolved, through globs and recursion), what it creates
+/// (from its source), and writes to git's internals.
+pub fn assess(p: &Protected, inv: &Invocation, touches: &[Touch], reader: bool) -> Assessment {
+    let mut out = Assessment::default();
+    let b = behaviour(inv, reader);
+    if let Some(v) = violation(p, touches, b) {
+        out.violation = Some(v);
+        return out;
+    }
+    if reader {
+        return out;
+    }
+    let push = |r: &str, out: &mut Assessment| {
+        if !out.complex.iter().any(|x| x == r) {
+            out.complex.push(r.to_string());
+        }
+    };
+    let plan = creates::plan(p.fs, inv);
+    for c in &plan {
+        let verdict = match &c.text {
+            Some(text) if c.kind == CreateKind::Patch => p.patch_text_creates(text, &c.target),
+            _ => p.creates_protected(c.source.as_deref(), &c.target, c.kind),
+        };
+        match verdict {
+            Verdict::Protected(x) => {
+                out.violation = Some(x);
+                out.complex.clear();
+                return out;
+            }
+            Verdict::GitInternal(_) => push("git_internals", &mut out),
+            Verdict::Unknown(_) => {
+                if c.kind != CreateKind::Name && p.settings_dir(&c.target) {
+                    push("unknown_creation", &mut out);
+                }
+                // Unread contents landing in a repository's git directory
+                // (`tar -xf x.tar -C .git`) may plant hooks or config.
+                let in_git = c
+                    .target
+                    .split(['/', '\\'])
+                    .any(|seg| seg == ".git" || seg.ends_with(".git"));
+                if in_git {
+                    push("git_internals", &mut out);
+                }
+            }
+            Verdict::Clear => {}
+        }
+    }
+    // Writes to git's internals by anything but git (§15.5). Programs whose
+    // created names were read above are judged on those; others on every
+    // operand they may write.
+    let base = inv.base();
+    let by_plan = !plan.is_empty() || b.dest_last;
+    for t in touches {
+        let written = match t.kind {
+            TouchKind::RedirectWrite => true,
+            TouchKind::Operand => base != "git" && !by_plan,
+            _ => false,
+        };
+        if written
+            && p.variants(t, Access::Write)
+                .iter()
+                .any(|v| repo::is_git_internal(v, p.ci))
+        {
+            push("git_internals", &mut out);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sets() {
-        let p = Protected::new("/h/.shellgate", "/h", &[], &[], &crate::fs::OsFs);
-        assert!(p.write_protected("/h/.shellgate/config/policy.toml"));
-        assert!(p.write_protected("/h/.shellgate/notes.txt"));
-        assert!(!p.write_protected("/h/.shellgate/sessions/s1/x"));
-        assert!(p.read_protected("/h/.shellgate/config/tool-approvals.json"));
-        assert!(!p.read_protected("/h/.shellgate/config/policy.toml"));
-        assert!(p.read_protected("/h/.shellgate/secret.txt"));
-        assert!(!p.read_protected("/h/.shellgate/sessions/s1/secret.txt"));
-        assert!(p.write_protected("/h/repos/p/.claude/settings.local.json"));
-        assert!(p.write_protected("/h/.codex/config.toml"));
-        assert!(!p.write_protected("/h/.claude/notes.md"));
-    }
-}
+mod tests;

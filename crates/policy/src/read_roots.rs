@@ -356,12 +356,7 @@ mod tests {
     use crate::fs::OsFs;
 
     fn touch(p: &str) -> Touch {
-        Touch {
-            path: p.to_string(),
-            kind: TouchKind::Operand,
-            scope: Scope::Exact,
-            role: None,
-        }
+        Touch::new(p, TouchKind::Operand, Scope::Exact)
     }
 
     fn config(text: &str) -> PolicyConfig {
@@ -478,27 +473,26 @@ mod tests {
         );
         assert!(!ok(&format!("{root}/sub/dirleak/missing"), false));
         assert!(!ok(&format!("{out}/notes"), false), "outside every root");
-        let glob = Touch {
-            path: format!("{root}/sub"),
-            kind: TouchKind::Operand,
-            scope: Scope::Glob { recursive: false },
-            role: None,
-        };
+        let glob = Touch::new(
+            format!("{root}/sub"),
+            TouchKind::Operand,
+            Scope::Glob { recursive: false },
+        );
         assert!(r.covers(&OsFs, std::slice::from_ref(&glob), false, never));
         let glob_secret = Touch {
             path: root.clone(),
+            raw: root.clone(),
             ..glob
         };
         assert!(
             !r.covers(&OsFs, &[glob_secret], false, never),
             "a glob next to a secret"
         );
-        let write = Touch {
-            path: format!("{root}/os-release"),
-            kind: TouchKind::RedirectWrite,
-            scope: Scope::Exact,
-            role: None,
-        };
+        let write = Touch::new(
+            format!("{root}/os-release"),
+            TouchKind::RedirectWrite,
+            Scope::Exact,
+        );
         assert!(!r.covers(&OsFs, &[write], false, never));
         // Safe-space paths are fine, the rest must be covered.
         let proj = |p: &str| p.starts_with("/proj");

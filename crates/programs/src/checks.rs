@@ -13,6 +13,7 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "date" => date_format(text),
         "refspec" => refspec(text),
         "pkgspec" => pkgspec(text),
+        "localrev" => local_rev(text),
         "none" => Err("program text is never read-only here".into()),
         _ => Err(format!("no validator named {name}")),
     }
@@ -62,6 +63,17 @@ pub fn pkgspec(text: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("`{text}` names another package source"))
+    }
+}
+
+/// A revision of the project's own history, not whatever was last fetched
+/// from anywhere (`FETCH_HEAD` may hold another repository's commits, whose
+/// files land in the working tree).
+pub fn local_rev(text: &str) -> Result<(), String> {
+    if text.starts_with("FETCH_HEAD") {
+        Err("FETCH_HEAD holds commits fetched from anywhere".into())
+    } else {
+        Ok(())
     }
 }
 

@@ -95,7 +95,7 @@ fn connect(state_dir: &Path) -> Result<Stream, ClientError> {
             path.display()
         )));
     }
-    let s = Stream::connect(&path)
+    let s = crate::files::connect_unix(&path)
         .map_err(|e| ClientError::NotRunning(format!("{}: {e}", path.display())))?;
     s.set_write_timeout(Some(REPLY))?;
     Ok(s)

@@ -123,6 +123,42 @@ pub(crate) fn remove_info(state_dir: &Path) {
     }
 }
 
+/// Longest path a `sockaddr_un` holds (108 bytes with the final NUL).
+#[cfg(unix)]
+const SUN_PATH_MAX: usize = 107;
+
+/// Run `f` on a path to `path` that fits a `sockaddr_un`: `path` itself
+/// when short enough, else (Linux) `/proc/self/fd/<dir>/<name>` through an
+/// open descriptor of its directory — a deep `$SHELLGATE_HOME` must not
+/// break the service, nor make a live socket look stale.
+#[cfg(unix)]
+fn with_socket_path<T>(path: &Path, f: impl FnOnce(&Path) -> io::Result<T>) -> io::Result<T> {
+    if path.as_os_str().len() <= SUN_PATH_MAX || !cfg!(target_os = "linux") {
+        return f(path);
+    }
+    use std::os::fd::AsRawFd;
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return f(path);
+    };
+    let d = File::open(dir)?;
+    let short = PathBuf::from(format!("/proc/self/fd/{}", d.as_raw_fd())).join(name);
+    let r = f(&short);
+    drop(d);
+    r
+}
+
+/// Connect to the Unix socket at `path`, however long the path is.
+#[cfg(unix)]
+pub fn connect_unix(path: &Path) -> io::Result<std::os::unix::net::UnixStream> {
+    with_socket_path(path, |p| std::os::unix::net::UnixStream::connect(p))
+}
+
+/// Bind a Unix socket at `path`, however long the path is.
+#[cfg(unix)]
+fn bind_unix(path: &Path) -> io::Result<std::os::unix::net::UnixListener> {
+    with_socket_path(path, |p| std::os::unix::net::UnixListener::bind(p))
+}
+
 /// Bind the hook socket at `state_dir/serve.sock` with mode 0600 from the
 /// start: it is bound inside a fresh private (0700) directory, chmod-ed, then
 /// renamed into place. An existing `serve.sock` is removed only when it is a
@@ -133,12 +169,12 @@ pub(crate) fn bind_socket(
     state_dir: &Path,
 ) -> Result<(std::os::unix::net::UnixListener, PathBuf), ServeError> {
     use std::os::unix::fs::{FileTypeExt, PermissionsExt};
-    use std::os::unix::net::{UnixListener, UnixStream};
+    use std::os::unix::net::UnixListener;
 
     let path = state_dir.join(SOCKET_FILE);
     match fs::symlink_metadata(&path) {
         Ok(m) if m.file_type().is_socket() => {
-            if UnixStream::connect(&path).is_ok() {
+            if connect_unix(&path).is_ok() {
                 return Err(ServeError::AlreadyRunning {
                     detail: format!("something answers on {}", path.display()),
                 });
@@ -162,7 +198,7 @@ pub(crate) fn bind_socket(
         .map_err(io_err("create a private directory", &private))?;
     let tmp = private.join("s");
     let result = (|| {
-        let l = UnixListener::bind(&tmp).map_err(io_err("bind", &tmp))?;
+        let l: UnixListener = bind_unix(&tmp).map_err(io_err("bind", &tmp))?;
         fs::set_permissions(&tmp, fs::Permissions::from_mode(0o600))
             .map_err(io_err("chmod", &tmp))?;
         fs::rename(&tmp, &path).map_err(io_err("rename the socket to", &path))?;

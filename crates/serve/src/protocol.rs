@@ -23,7 +23,9 @@
 //! Error codes: `unknown_id`, `expired` (deadline passed), `withdrawn` (the
 //! waiting hook went away), `already_answered`, `not_offered`,
 //! `invalid_request`, `too_many_pending`, `apply_failed`,
-//! `unsupported_version`, `closing` (the service is stopping).
+//! `unsupported_version`, `closing` (the service is stopping),
+//! `agent_answer` (`list`, `answer` or `login` from a host agent that
+//! published requests, or one of its descendants: see `sock.rs`).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,6 +1,14 @@
 //! The hook socket: one task per connection, protocol in [`crate::protocol`].
+//!
+//! Agents cannot answer their own requests: a hook names its host agent's
+//! process (`PublishRequest::agent_pid`, kept when it really is an
+//! ancestor of the publishing process), and `list`, `answer` and `login`
+//! from that process or any of its descendants (the agent's commands) are
+//! refused with `agent_answer` (Linux: the peer's pid from `SO_PEERCRED`,
+//! its ancestry from `/proc`).
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -12,7 +20,11 @@ use crate::protocol::{ClientMsg, Envelope, ServerMsg, MAX_LINE, VERSION};
 /// How long a new connection may take to send its request line.
 const FIRST_LINE: Duration = Duration::from_secs(10);
 
+/// Host agent processes that published requests.
+type Agents = Arc<Mutex<HashSet<u32>>>;
+
 pub(crate) async fn accept_loop(listener: UnixListener, hub: Arc<Hub>, url: String) {
+    let agents: Agents = Arc::default();
     loop {
         match listener.accept().await {
             Ok((stream, _)) => {
@@ -21,8 +33,9 @@ pub(crate) async fn accept_loop(listener: UnixListener, hub: Arc<Hub>, url: Stri
                 }
                 let hub = Arc::clone(&hub);
                 let url = url.clone();
+                let agents = Arc::clone(&agents);
                 tokio::spawn(async move {
-                    handle(stream, hub, url).await;
+                    handle(stream, hub, url, agents).await;
                 });
             }
             Err(_) => {
@@ -53,7 +66,52 @@ async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(r: &mut R) -> Option<Stri
     String::from_utf8(buf).ok()
 }
 
-async fn handle(stream: UnixStream, hub: Arc<Hub>, url: String) {
+/// Deepest process ancestry followed.
+const MAX_ANCESTRY: usize = 64;
+
+/// `pid` and its ancestors, nearest first (empty where `/proc` cannot tell).
+fn ancestry(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut cur = pid;
+    while cur > 1 && out.len() < MAX_ANCESTRY && !out.contains(&cur) {
+        out.push(cur);
+        match parent_of(cur) {
+            Some(p) => cur = p,
+            None => break,
+        }
+    }
+    out
+}
+
+/// The parent pid of `pid` from `/proc/<pid>/stat` (field 4, after the
+/// command name, which may hold spaces and parentheses).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 1..];
+    let mut fields = after.split_whitespace();
+    let _state = fields.next()?;
+    fields.next()?.parse().ok()
+}
+
+fn alive(pid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// The agent process the peer runs under, if any (dead agents are
+/// forgotten on the way, so a reused pid rarely matters).
+fn agent_of(agents: &Agents, peer: Option<u32>) -> Option<u32> {
+    let chain = ancestry(peer?);
+    let mut set = agents.lock().unwrap_or_else(|p| p.into_inner());
+    set.retain(|p| alive(*p));
+    chain.into_iter().find(|p| set.contains(p))
+}
+
+async fn handle(stream: UnixStream, hub: Arc<Hub>, url: String, agents: Agents) {
+    let peer: Option<u32> = stream
+        .peer_cred()
+        .ok()
+        .and_then(|c| c.pid())
+        .and_then(|p| u32::try_from(p).ok());
     let (rd, mut wr) = stream.into_split();
     let mut rd = BufReader::new(rd);
     let line = match tokio::time::timeout(FIRST_LINE, read_line(&mut rd)).await {
@@ -84,6 +142,25 @@ async fn handle(stream: UnixStream, hub: Arc<Hub>, url: String) {
             format!(
                 "protocol version {} is not supported (this service speaks {VERSION})",
                 env.v
+            ),
+        );
+        let _ = wr.write_all(m.line().as_bytes()).await;
+        return;
+    }
+    if let ClientMsg::Publish { request, .. } = &env.msg {
+        if let (Some(agent), Some(p)) = (request.agent_pid, peer) {
+            if agent > 1 && ancestry(p).contains(&agent) {
+                agents
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(agent);
+            }
+        }
+    } else if let Some(agent) = agent_of(&agents, peer) {
+        let m = ServerMsg::error(
+            "agent_answer",
+            format!(
+                "refused: this process runs under the agent (pid {agent}) whose requests wait here, and an agent cannot answer its own requests; answer in the approval page or from a terminal outside the agent"
             ),
         );
         let _ = wr.write_all(m.line().as_bytes()).await;

@@ -105,6 +105,13 @@ pub struct PublishRequest {
     /// the CLI needs to rebuild the call (audience, channel, os, home, …).
     #[serde(default)]
     pub context: Value,
+    /// The host agent's process (the hook's nearest ancestor that is not a
+    /// shell). The service refuses `list`, `answer` and `login` on its
+    /// socket to that process and its descendants — the agent's own
+    /// commands — so an agent cannot answer its own requests. Taken into
+    /// account only when it is an ancestor of the publishing process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_pid: Option<u32>,
 }
 
 impl PublishRequest {
@@ -168,6 +175,7 @@ impl PublishRequest {
             options,
             decision: decision.clone(),
             context,
+            agent_pid: None,
         };
         req.validate()?;
         Ok(req)

@@ -1,287 +1,23 @@
 //! The page driven in a real headless Chromium through chromedriver
 //! (Debian's `chromium` and `chromium-driver`; `scripts/install-chromium.sh`).
-//! The WebDriver client below speaks the W3C JSON protocol over HTTP.
+//! The WebDriver client is in `common/webdriver.rs` (W3C JSON over HTTP).
 //!
 //! Without /usr/bin/chromium or /usr/bin/chromedriver (or $CHROMIUM,
 //! $CHROMEDRIVER) each test prints SKIP and passes, unless
-//! SHELLGATE_REQUIRE_BROWSER=1 (then it fails). With
-//! SHELLGATE_UPDATE_SCREENSHOT=1 the screenshot test writes docs/serve.png.
+//! SHELLGATE_REQUIRE_BROWSER=1 (then it fails). The screenshot test writes
+//! target/tmp/serve.png (docs/serve.png comes from the CLI's browser test).
 
 mod common;
 
-use std::net::{SocketAddr, TcpListener};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Mutex, MutexGuard};
+use std::path::PathBuf;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use common::webdriver::{browser_tools, serial, Browser};
 use common::*;
-use serde_json::{json, Value};
+use serde_json::json;
 use shellgate_serve::client::{self, ClientError, ClientOutcome};
 use shellgate_serve::{PublishRequest, Verdict};
-
-/// One browser at a time: the machine has two cores.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn tool(var: &str, default: &str) -> Option<PathBuf> {
-    let p = std::env::var_os(var)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(default));
-    p.exists().then_some(p)
-}
-
-/// The browser binaries, or None (after printing why) when the test must skip.
-fn browser_tools(test: &str) -> Option<(PathBuf, PathBuf)> {
-    match (
-        tool("CHROMIUM", "/usr/bin/chromium"),
-        tool("CHROMEDRIVER", "/usr/bin/chromedriver"),
-    ) {
-        (Some(c), Some(d)) => Some((c, d)),
-        _ => {
-            let msg = format!(
-                "SKIP {test}: chromium/chromedriver not installed (run scripts/install-chromium.sh)"
-            );
-            if std::env::var("SHELLGATE_REQUIRE_BROWSER").as_deref() == Ok("1") {
-                panic!("{msg}");
-            }
-            eprintln!("{msg}");
-            None
-        }
-    }
-}
-
-struct Driver {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Driver {
-    fn start(path: &Path) -> Driver {
-        let port = {
-            let l = TcpListener::bind("127.0.0.1:0").unwrap();
-            l.local_addr().unwrap().port()
-        };
-        let child = Command::new(path)
-            .arg(format!("--port={port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start chromedriver");
-        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-        let d = Driver { child, addr };
-        wait_until(20, "chromedriver to listen", || {
-            std::net::TcpStream::connect(addr).is_ok()
-                && http(addr, "GET", "/status", &[], None).json()["value"]["ready"] == true
-        });
-        d
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A WebDriver session: one headless Chromium with a fresh profile.
-struct Browser {
-    driver: Driver,
-    session: String,
-    _profile: tempfile::TempDir,
-}
-
-impl Browser {
-    fn open(chromium: &Path, chromedriver: &Path) -> Browser {
-        let driver = Driver::start(chromedriver);
-        let profile = tempfile::tempdir().unwrap();
-        let caps = json!({"capabilities": {"alwaysMatch": {
-            "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": chromium.display().to_string(),
-                "args": [
-                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                    "--no-first-run", "--disable-background-networking",
-                    "--disable-component-update", "--disable-sync",
-                    "--disable-background-timer-throttling",
-                    "--disable-renderer-backgrounding",
-                    "--disable-backgrounding-occluded-windows",
-                    "--window-size=1200,900",
-                    format!("--user-data-dir={}", profile.path().display()),
-                ]
-            }
-        }}});
-        let r = http(
-            driver.addr,
-            "POST",
-            "/session",
-            &[],
-            Some(&caps.to_string()),
-        );
-        let v = r.json();
-        let session = v["value"]["sessionId"]
-            .as_str()
-            .unwrap_or_else(|| panic!("no session: {}", r.body))
-            .to_string();
-        Browser {
-            driver,
-            session,
-            _profile: profile,
-        }
-    }
-
-    fn cmd(&self, method: &str, path: &str, body: Option<Value>) -> Value {
-        let url = format!("/session/{}{}", self.session, path);
-        let body = body.map(|b| b.to_string());
-        let r = http(self.driver.addr, method, &url, &[], body.as_deref());
-        let v = r.json();
-        if r.status != 200 {
-            panic!("{method} {path}: {} {}", r.status, r.body);
-        }
-        v["value"].clone()
-    }
-
-    fn try_cmd(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-        let url = format!("/session/{}{}", self.session, path);
-        let body = body.map(|b| b.to_string());
-        let r = http(self.driver.addr, method, &url, &[], body.as_deref());
-        (r.status, r.json()["value"].clone())
-    }
-
-    fn goto(&self, url: &str) {
-        self.cmd("POST", "/url", Some(json!({ "url": url })));
-    }
-
-    fn url(&self) -> String {
-        self.cmd("GET", "/url", None).as_str().unwrap().to_string()
-    }
-
-    fn js(&self, script: &str, args: Value) -> Value {
-        self.cmd(
-            "POST",
-            "/execute/sync",
-            Some(json!({"script": script, "args": args})),
-        )
-    }
-
-    /// Element ids matching a CSS selector.
-    fn find_all(&self, css: &str) -> Vec<String> {
-        self.cmd(
-            "POST",
-            "/elements",
-            Some(json!({"using": "css selector", "value": css})),
-        )
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|e| e.as_object()?.values().next()?.as_str().map(str::to_string))
-        .collect()
-    }
-
-    fn wait_for(&self, css: &str, n: usize) -> Vec<String> {
-        let mut found = vec![];
-        wait_until(15, &format!("{n} × {css}"), || {
-            found = self.find_all(css);
-            found.len() == n
-        });
-        found
-    }
-
-    fn click(&self, element: &str) {
-        self.cmd(
-            "POST",
-            &format!("/element/{element}/click"),
-            Some(json!({})),
-        );
-    }
-
-    fn text(&self, element: &str) -> String {
-        self.cmd("GET", &format!("/element/{element}/text"), None)
-            .as_str()
-            .unwrap_or("")
-            .to_string()
-    }
-
-    /// Type one key on whatever has the focus (the page's document).
-    fn key(&self, k: &str) {
-        self.cmd(
-            "POST",
-            "/actions",
-            Some(json!({"actions": [{"type": "key", "id": "kbd", "actions": [
-                {"type": "keyDown", "value": k}, {"type": "keyUp", "value": k}
-            ]}]})),
-        );
-        self.cmd("DELETE", "/actions", None);
-    }
-
-    fn alert_open(&self) -> bool {
-        let (status, _) = self.try_cmd("GET", "/alert/text", None);
-        status == 200
-    }
-
-    fn screenshot_png(&self) -> Vec<u8> {
-        let b64 = self.cmd("GET", "/screenshot", None);
-        base64_decode(b64.as_str().unwrap())
-    }
-
-    fn new_tab(&self) -> String {
-        let v = self.cmd("POST", "/window/new", Some(json!({"type": "tab"})));
-        v["handle"].as_str().unwrap().to_string()
-    }
-
-    fn current_tab(&self) -> String {
-        self.cmd("GET", "/window", None)
-            .as_str()
-            .unwrap()
-            .to_string()
-    }
-
-    fn switch_to(&self, handle: &str) {
-        self.cmd("POST", "/window", Some(json!({ "handle": handle })));
-    }
-}
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let _ = http(
-            self.driver.addr,
-            "DELETE",
-            &format!("/session/{}", self.session),
-            &[],
-            None,
-        );
-    }
-}
-
-fn base64_decode(s: &str) -> Vec<u8> {
-    let val = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for c in s.bytes().filter_map(val) {
-        acc = (acc << 6) | c;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    out
-}
 
 fn hook(svc: &Service, req: PublishRequest) -> JoinHandle<Result<ClientOutcome, ClientError>> {
     let state = svc.state();
@@ -660,12 +396,10 @@ fn screenshot_of_the_page_with_pending_requests() {
     let png = b.screenshot_png();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
     assert!(png.len() > 10_000, "a real picture ({} bytes)", png.len());
+    // docs/serve.png is taken by the CLI's test with real hooks
+    // (crates/cli/tests/serve_browser.rs); this one stays in target/.
     let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("serve.png");
     std::fs::write(&target, &png).unwrap();
-    if std::env::var("SHELLGATE_UPDATE_SCREENSHOT").as_deref() == Ok("1") {
-        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/serve.png");
-        std::fs::write(&docs, &png).unwrap();
-    }
     for id in client::list_pending(&svc.state()).unwrap() {
         client::answer(&svc.state(), &id.id, "deny").unwrap();
     }

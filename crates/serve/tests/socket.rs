@@ -409,6 +409,38 @@ fn a_live_foreign_listener_on_the_socket_is_refused() {
 }
 
 #[test]
+fn a_state_directory_deeper_than_a_socket_address_works() {
+    // sockaddr_un holds 108 bytes; homes can be deeper than that.
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir
+        .path()
+        .join("a-rather-long-directory-name-for-a-home".repeat(3))
+        .join(".shellgate")
+        .join("state");
+    assert!(state.join("serve.sock").as_os_str().len() > 120);
+    let svc = shellgate_serve::start(ServeConfig::new(&state), FakeBackend::new()).expect("starts");
+    assert!(client::list_pending(&state).unwrap().is_empty());
+    let st = state.clone();
+    let h = std::thread::spawn(move || {
+        client::publish_and_wait(
+            &st,
+            &request("make deep", &ALL),
+            Instant::now() + Duration::from_secs(30),
+        )
+    });
+    let p = wait_pending(&state, 1);
+    client::answer(&state, &p[0].id, "a").unwrap();
+    assert!(matches!(h.join().unwrap(), Ok(ClientOutcome::Answered(_))));
+    // A live service on the deep path is not mistaken for a stale socket.
+    let e = shellgate_serve::start(ServeConfig::new(&state), FakeBackend::new())
+        .err()
+        .expect("refused");
+    assert!(matches!(e, ServeError::AlreadyRunning { .. }), "{e}");
+    drop(svc);
+    assert!(!state.join("serve.sock").exists());
+}
+
+#[test]
 fn only_loopback_addresses_are_accepted() {
     for bad in [
         "0.0.0.0:0",

@@ -412,8 +412,20 @@ fn check_config(homes: &Homes, host: Host, inst: &Installed, r: &mut Report) {
                 &fix,
             );
         }
-        // The host's timeout must leave room for the hook's own deadline.
-        let deadline = failsafe::DEADLINE.as_secs();
+        // The host's timeout must leave room for the hook's own deadline:
+        // the supervisor's, plus the wait for the approval service.
+        let words = install::words(command);
+        let wait = words
+            .windows(2)
+            .find(|w| w[0] == "--wait")
+            .and_then(|w| w[1].parse::<u64>().ok())
+            .or_else(|| {
+                words
+                    .iter()
+                    .find_map(|w| w.strip_prefix("--wait=")?.parse::<u64>().ok())
+            })
+            .unwrap_or(hooks::ask::DEFAULT_WAIT_SECS);
+        let deadline = failsafe::DEADLINE.as_secs() + wait;
         let timeout_secs = handler.get("timeout").and_then(Value::as_u64).map(|t| {
             if host == Host::Gemini {
                 t / 1000
@@ -425,7 +437,8 @@ fn check_config(homes: &Homes, host: Host, inst: &Installed, r: &mut Report) {
             fine = false;
             r.problem(
                 &format!(
-                    "the hook's timeout ({t} s) is not above its own deadline ({deadline} s): the host may give up first and run the call"
+                    "the hook's timeout ({t} s) is not above its own deadline ({deadline} s: its --wait of {wait} s for the approval service + {} s): the host may give up first and run the call",
+                    failsafe::DEADLINE.as_secs()
                 ),
                 &fix,
             );

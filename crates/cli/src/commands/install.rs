@@ -49,6 +49,13 @@ pub struct InstallArgs {
     /// Channel baked into the hook command (`headless` for unattended runs).
     #[arg(long, value_enum)]
     pub channel: Option<ChannelArg>,
+    /// Seconds a hook waits for a human's answer in the approval service
+    /// (`shellgate serve`) before the host's own behaviour; written into the
+    /// hook command (`hook --wait`), with the host's hook timeout set 30 s
+    /// above it. 0: never wait.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_WAIT_SECS,
+          value_parser = clap::value_parser!(u64).range(0..=hooks::ask::MAX_WAIT_SECS))]
+    pub wait: u64,
 }
 
 #[derive(Args, Debug)]
@@ -61,10 +68,23 @@ pub struct UninstallArgs {
     pub project: bool,
 }
 
-/// Seconds a host waits for the hook (milliseconds for Gemini): above the
-/// hook's own deadline (`hooks::failsafe::DEADLINE`), so the host always
-/// gets the hook's block before its own timeout.
-pub const TIMEOUT_SECS: u64 = 30;
+/// How long an installed hook waits for the approval service by default.
+pub const DEFAULT_WAIT_SECS: u64 = 120;
+
+/// What a host's hook timeout adds to the hook's `--wait`: above the
+/// supervisor's deadline for a waiting hook (`--wait` + 15 s,
+/// `hooks::failsafe::DEADLINE`), so the host always gets the hook's answer
+/// or block before its own timeout. The deadline chain, from the hook's
+/// start: the service expires the request at `wait`; the hook's client
+/// gives up at `wait` + 3 s; its watchdog at `wait` + 10 s; the supervisor
+/// at `wait` + 15 s; the host at `wait` + 30 s.
+pub const TIMEOUT_SLACK_SECS: u64 = 30;
+
+/// The host's hook timeout in seconds for a hook that waits `wait` seconds
+/// (Gemini's setting is in milliseconds).
+pub fn timeout_secs(wait: u64) -> u64 {
+    wait + TIMEOUT_SLACK_SECS
+}
 
 /// Codex's home: `$CODEX_HOME`, else `~/.codex`.
 pub fn codex_home(homes: &Homes) -> PathBuf {
@@ -138,7 +158,12 @@ pub fn matcher(host: Host) -> String {
 }
 
 /// The command line the host runs.
-fn hook_command(homes: &Homes, host: Host, channel: Option<ChannelArg>) -> Result<String> {
+fn hook_command(
+    homes: &Homes,
+    host: Host,
+    channel: Option<ChannelArg>,
+    wait: u64,
+) -> Result<String> {
     let exe = std::env::current_exe().context("cannot determine the path of this program")?;
     let exe = exe.canonicalize().unwrap_or(exe);
     let mut cmd = hooks::shell_word(&exe.to_string_lossy());
@@ -151,16 +176,17 @@ fn hook_command(homes: &Homes, host: Host, channel: Option<ChannelArg>) -> Resul
         let c: shellgate_policy::Channel = c.into();
         cmd.push_str(&format!(" --channel {}", c.as_str()));
     }
+    cmd.push_str(&format!(" --wait {wait}"));
     Ok(cmd)
 }
 
-/// Our matcher group for one of the host's events.
-pub fn group(host: Host, event: &str, command: &str) -> Value {
+/// Our matcher group for one of the host's events; `timeout` in seconds.
+pub fn group(host: Host, event: &str, command: &str, timeout: u64) -> Value {
     let handler = match host {
         Host::ClaudeCode if event == "PreToolUse" => json!({
             "type": "command",
             "command": command,
-            "timeout": TIMEOUT_SECS,
+            "timeout": timeout,
             "onFailure": "block",
         }),
         // After the tool ran there is nothing to block: a failing record
@@ -168,19 +194,19 @@ pub fn group(host: Host, event: &str, command: &str) -> Value {
         Host::ClaudeCode => json!({
             "type": "command",
             "command": command,
-            "timeout": TIMEOUT_SECS,
+            "timeout": timeout,
         }),
         Host::Gemini => json!({
             "name": "shellgate",
             "type": "command",
             "command": command,
-            "timeout": TIMEOUT_SECS * 1000,
+            "timeout": timeout * 1000,
             "description": "shellgate: allow, ask or deny shell commands and file access",
         }),
         Host::Codex => json!({
             "type": "command",
             "command": command,
-            "timeout": TIMEOUT_SECS,
+            "timeout": timeout,
             "statusMessage": "shellgate: checking the call",
         }),
     };
@@ -435,11 +461,11 @@ fn codex_retrust(
 
 pub fn install(homes: &Homes, a: &InstallArgs) -> Result<u8> {
     let path = settings_path(homes, a.host, a.project)?;
-    let command = hook_command(homes, a.host, a.channel)?;
+    let command = hook_command(homes, a.host, a.channel, a.wait)?;
     let (previous, mut doc) = read_doc(&path)?;
     let original = doc.clone();
     for event in events(a.host) {
-        let wanted = group(a.host, event, &command);
+        let wanted = group(a.host, event, &command, timeout_secs(a.wait));
         let groups = event_groups(&mut doc, event, &path)?;
         place_ours(groups, a.host, wanted);
     }
@@ -494,6 +520,11 @@ pub fn install(homes: &Homes, a: &InstallArgs) -> Result<u8> {
             println!("Previous content kept in {}.", b.display());
         }
         println!("Hook command: {command}");
+        println!(
+            "With `shellgate serve` running, an ask waits up to {} s for your answer in its page (or `shellgate answer`); the host's hook timeout is {} s.",
+            a.wait,
+            timeout_secs(a.wait)
+        );
     }
     for n in codex_note {
         println!("{n}");

@@ -14,4 +14,5 @@ pub mod explain;
 pub mod hostinfo;
 pub mod install;
 pub mod sandbox;
+pub mod serve;
 pub mod session;

@@ -109,12 +109,11 @@ pub(super) fn glob_call(tool: &str, base_dir: &str, pattern: &str, cwd: &str) ->
     };
     let mut call = Call::file(tool, path.clone(), cwd);
     if globbed && tool != "file_list" {
-        call.reads_below = Some(Touch {
+        call.reads_below = Some(Touch::new(
             path,
-            kind: TouchKind::Operand,
-            scope: Scope::Glob { recursive },
-            role: None,
-        });
+            TouchKind::Operand,
+            Scope::Glob { recursive },
+        ));
     }
     call
 }
@@ -122,12 +121,7 @@ pub(super) fn glob_call(tool: &str, base_dir: &str, pattern: &str, cwd: &str) ->
 /// A tool that reads everything below a directory (grep-like).
 pub(super) fn recursive_read_call(dir: String, cwd: &str) -> Call {
     let mut call = Call::file("file_read", dir.clone(), cwd);
-    call.reads_below = Some(Touch {
-        path: dir,
-        kind: TouchKind::Operand,
-        scope: Scope::Exact,
-        role: None,
-    });
+    call.reads_below = Some(Touch::new(dir, TouchKind::Operand, Scope::Exact));
     call
 }
 

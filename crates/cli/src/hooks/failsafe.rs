@@ -22,8 +22,14 @@
 //!   stderr.
 //!
 //! The deadline sits above the worker's watchdog and below the hook timeout
-//! `shellgate install` writes for every host (30 s), so the host always
-//! sees the block before its own timeout. A worker that dies mid-answer
+//! `shellgate install` writes for every host, so the host always sees the
+//! block before its own timeout. A worker that waits for a human's answer
+//! in the approval service (SPEC §17, `ask.rs`) announces it through a flag
+//! in a page of memory shared with the supervisor ([`announce_waiting`]);
+//! from then on the supervisor's deadline is the waiting one (the hook's
+//! `--wait` plus [`DEADLINE`]), still below the host's timeout. Only the
+//! deadline moves: a waiting worker that crashes or is killed is still
+//! seen at once (its answer pipe closes) and blocks. A worker that dies mid-answer
 //! leaves nothing on the host's stdout: the supervisor passes an answer on
 //! only after the worker ended well.
 //!
@@ -37,8 +43,70 @@
 
 use std::time::Duration;
 
-/// The supervisor's deadline for the worker.
+/// The supervisor's deadline for the worker (and, added to the hook's
+/// `--wait`, for a worker that waits for a human).
 pub const DEADLINE: Duration = Duration::from_secs(15);
+
+/// The flag the worker raises when it starts waiting for a human: a word
+/// in an anonymous shared mapping made before the fork (null: no
+/// supervisor, or the mapping failed and the supervisor uses the waiting
+/// deadline throughout).
+#[cfg(target_os = "linux")]
+static WAITING: std::sync::atomic::AtomicPtr<std::sync::atomic::AtomicU32> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+/// Tell the supervisor that the worker now waits for a human's answer, so
+/// its deadline becomes the waiting one. No-op without a supervisor.
+pub fn announce_waiting() {
+    #[cfg(target_os = "linux")]
+    {
+        let p = WAITING.load(std::sync::atomic::Ordering::SeqCst);
+        if !p.is_null() {
+            // SAFETY: `p` points into a live MAP_SHARED page mapped by
+            // `supervise` before the fork and never unmapped in the worker.
+            unsafe { (*p).store(1, std::sync::atomic::Ordering::SeqCst) };
+        }
+    }
+}
+
+/// A shared, zeroed page holding the waiting flag (`None` if mmap fails).
+#[cfg(target_os = "linux")]
+fn shared_flag() -> Option<*mut std::sync::atomic::AtomicU32> {
+    // SAFETY: an anonymous shared mapping of one page; checked for failure.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            4096,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    (p != libc::MAP_FAILED).then_some(p.cast())
+}
+
+/// The supervisor's two deadlines and the flag that picks one.
+#[cfg(target_os = "linux")]
+#[derive(Clone, Copy)]
+struct Deadlines {
+    normal: Duration,
+    waiting: Duration,
+    flag: Option<*mut std::sync::atomic::AtomicU32>,
+}
+
+#[cfg(target_os = "linux")]
+impl Deadlines {
+    fn current(&self) -> Duration {
+        match self.flag {
+            // SAFETY: the page stays mapped for the supervisor's lifetime.
+            Some(p) if unsafe { (*p).load(std::sync::atomic::Ordering::SeqCst) } == 0 => {
+                self.normal
+            }
+            _ => self.waiting.max(self.normal),
+        }
+    }
+}
 
 /// Address space the worker may map (its 256 MiB evaluation stack
 /// included); far above what an evaluation needs.
@@ -72,9 +140,15 @@ fn block(reason: &str) -> u8 {
 const MAX_ANSWER: usize = 4 << 20;
 
 /// Fork the worker and, in the parent, supervise it until it ends or the
-/// deadline passes. Must be called before any thread is started.
+/// deadline passes (`waiting` once the worker announced that it waits for a
+/// human). Must be called before any thread is started.
 #[cfg(target_os = "linux")]
-pub fn supervise(deadline: Duration) -> Role {
+pub fn supervise(deadline: Duration, waiting: Duration) -> Role {
+    let deadline = Deadlines {
+        normal: deadline,
+        waiting,
+        flag: shared_flag(),
+    };
     // SAFETY: plain libc calls on local, initialised values. `fork` happens
     // while the process has a single thread (before any thread is spawned),
     // so the child may run any code.
@@ -116,6 +190,9 @@ pub fn supervise(deadline: Duration) -> Role {
             }
             libc::close(read_end);
             libc::close(write_end);
+            if let Some(p) = deadline.flag {
+                WAITING.store(p, std::sync::atomic::Ordering::SeqCst);
+            }
             limit_address_space();
             return Role::Worker;
         }
@@ -127,7 +204,7 @@ pub fn supervise(deadline: Duration) -> Role {
 }
 
 #[cfg(not(target_os = "linux"))]
-pub fn supervise(_deadline: Duration) -> Role {
+pub fn supervise(_deadline: Duration, _waiting: Duration) -> Role {
     Role::Worker
 }
 
@@ -148,8 +225,8 @@ fn limit_address_space() {
 }
 
 #[cfg(target_os = "linux")]
-fn left(start: std::time::Instant, deadline: Duration) -> Duration {
-    deadline.saturating_sub(start.elapsed())
+fn left(start: std::time::Instant, deadline: &Deadlines) -> Duration {
+    deadline.current().saturating_sub(start.elapsed())
 }
 
 /// Kill the worker and block.
@@ -168,15 +245,20 @@ unsafe fn supervise_worker(
     pid: libc::pid_t,
     answer_fd: libc::c_int,
     chld: &libc::sigset_t,
-    deadline: Duration,
+    deadline: Deadlines,
 ) -> u8 {
     let start = std::time::Instant::now();
-    let too_late = || format!("the hook did not answer within {} s", deadline.as_secs());
+    let too_late = || {
+        format!(
+            "the hook did not answer within {} s",
+            deadline.current().as_secs()
+        )
+    };
     // 1. The answer, until the worker closes its stdout (it ends).
     let mut answer: Vec<u8> = Vec::new();
     let mut buf = [0u8; 16384];
     loop {
-        let ms = left(start, deadline).as_millis().min(i32::MAX as u128) as libc::c_int;
+        let ms = left(start, &deadline).as_millis().min(i32::MAX as u128) as libc::c_int;
         if ms == 0 {
             return give_up(pid, &too_late());
         }
@@ -224,7 +306,7 @@ unsafe fn supervise_worker(
             }
             return give_up(pid, &format!("cannot wait for the hook's worker ({e})"));
         }
-        let l = left(start, deadline);
+        let l = left(start, &deadline);
         if l.is_zero() {
             return give_up(pid, &too_late());
         }

@@ -158,6 +158,20 @@ pub struct HookArgs {
     /// autonomous zone applies.
     #[arg(long, value_enum)]
     pub channel: Option<ChannelArg>,
+    /// Seconds to wait for a human's answer in the approval service
+    /// (`shellgate serve`) when the decision is ask, counted from the hook's
+    /// start; 0 never waits. The host's hook timeout must exceed it by 30 s
+    /// (`shellgate install --wait` writes both). Default 10, which fits the
+    /// 30 s timeout earlier installs wrote.
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(0..=ask::MAX_WAIT_SECS))]
+    pub wait: Option<u64>,
+}
+
+impl HookArgs {
+    /// How long an ask waits for the approval service.
+    pub fn wait(&self) -> Duration {
+        Duration::from_secs(self.wait.unwrap_or(ask::DEFAULT_WAIT_SECS))
+    }
 }
 
 fn gated(host: Host, tool: &str) -> bool {
@@ -219,6 +233,7 @@ enum Outcome {
 }
 
 pub fn run(homes: &Homes, a: &HookArgs) -> Result<u8> {
+    ask::set_service_wait(std::time::Instant::now(), a.wait());
     let host = a.host;
     let channel: Option<Channel> = a.channel.map(Into::into);
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| handle(homes, host, channel)))
@@ -412,13 +427,16 @@ fn record_after_tool(homes: &Homes, host: Host, event: &Event) {
         return;
     };
     let source = host.source();
+    // An answer given in the approval service is recorded by it (source
+    // `serve:<host>`): the call then ran because of that answer.
+    let served = format!("serve:{}", host.name());
     let mut approved = Vec::new();
     for call in &calls {
         let last = recent.iter().rev().find(|r| {
             r.session.as_deref() == Some(session.as_str())
                 && r.tool == call.tool
                 && r.command == call.command
-                && r.source == source
+                && (r.source == source || r.source == served)
         });
         if let Some(ask) = last.filter(|r| r.decision == "ask") {
             approved.push(DecisionRecord {
@@ -595,18 +613,18 @@ fn evaluate_calls(
         }
     };
     let mut decisions = Vec::new();
+    let mut requests = Vec::new();
     for call in calls {
+        let req = Request {
+            tool: call.tool.clone(),
+            command: call.command.clone(),
+            working_directory: call.working_directory.clone(),
+        };
         let d = match protected_below(&policy, &ctx, call) {
             Some(d) => d,
-            None => {
-                let req = Request {
-                    tool: call.tool.clone(),
-                    command: call.command.clone(),
-                    working_directory: call.working_directory.clone(),
-                };
-                edge::evaluate(&mut edge, &policy, &req, &ctx)?
-            }
+            None => edge::evaluate(&mut edge, &policy, &req, &ctx)?,
         };
+        requests.push(req);
         if let Some(db) = edge.db(false)? {
             let matched = d
                 .candidates
@@ -628,7 +646,7 @@ fn evaluate_calls(
         }
         decisions.push(d);
     }
-    Ok(combine(host, homes, &ctx, &decisions))
+    Ok(combine(host, homes, &ctx, &decisions, &requests))
 }
 
 /// Recursive reads (grep-like tools, read globs) of a directory above a
@@ -644,12 +662,7 @@ fn protected_below(policy: &Policy, ctx: &Context, call: &Call) -> Option<Decisi
         policy.config.protected_write(),
         ctx.fs,
     );
-    let t = Touch {
-        path: path.clone(),
-        kind: touch.kind,
-        scope: touch.scope,
-        role: None,
-    };
+    let t = Touch::new(path.clone(), touch.kind, touch.scope);
     let b = Behaviour {
         reader: true,
         recursive_read: matches!(touch.scope, Scope::Exact),
@@ -683,8 +696,15 @@ fn protected_below(policy: &Policy, ctx: &Context, call: &Call) -> Option<Decisi
 }
 
 /// One verdict for the event: any deny wins, then any ask, else allow.
-/// An ask is answered by `ask.rs` (who can answer decides ask or deny).
-fn combine(host: Host, homes: &Homes, ctx: &Context, decisions: &[Decision]) -> Outcome {
+/// An ask is answered by `ask.rs` (the approval service, else who can
+/// answer decides ask or deny). `requests[i]` is the call of `decisions[i]`.
+fn combine(
+    host: Host,
+    homes: &Homes,
+    ctx: &Context,
+    decisions: &[Decision],
+    requests: &[Request],
+) -> Outcome {
     let verdict = decisions
         .iter()
         .map(|d| Verdict::from_decision(d.decision))
@@ -695,7 +715,12 @@ fn combine(host: Host, homes: &Homes, ctx: &Context, decisions: &[Decision]) -> 
         .filter(|d| Verdict::from_decision(d.decision) == verdict)
         .collect();
     if verdict == Verdict::Ask {
-        return ask::answer(host, homes, ctx, &chosen);
+        let asks: Vec<(&Request, &Decision)> = requests
+            .iter()
+            .zip(decisions)
+            .filter(|(_, d)| d.decision == "ask")
+            .collect();
+        return ask::answer(host, homes, ctx, &asks);
     }
     let mut parts: Vec<String> = Vec::new();
     for d in chosen {

@@ -14,7 +14,7 @@ use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -194,6 +194,11 @@ pub enum Scenario {
     /// binary built with `--features fault-injection`) on a command that
     /// is otherwise allowed: must not run.
     Fault(Fault),
+    /// An unapproved command in a non-interactive run with `shellgate
+    /// serve` running (SPEC §17): the hook publishes the ask and waits; the
+    /// harness, as the human, answers "Always here" with `shellgate
+    /// answer`; the command must run and the grant be in the store.
+    ServeAnswer,
 }
 
 /// Ways the hook itself fails (hooks/fault.rs).
@@ -254,6 +259,7 @@ impl Scenario {
             Scenario::Sandboxed => "sandboxed".into(),
             Scenario::Fault(f) => format!("fault-{}", f.name()),
             Scenario::AskInteractive => "ask-interactive".into(),
+            Scenario::ServeAnswer => "serve-answer".into(),
         }
     }
 
@@ -271,7 +277,9 @@ impl Scenario {
 
     fn expect(self) -> Expect {
         match self {
-            Scenario::Allow | Scenario::Events | Scenario::Sandboxed => Expect::Runs,
+            Scenario::Allow | Scenario::Events | Scenario::Sandboxed | Scenario::ServeAnswer => {
+                Expect::Runs
+            }
             Scenario::Deny | Scenario::Ask | Scenario::BadHome | Scenario::Fault(_) => {
                 Expect::Blocked
             }
@@ -892,7 +900,7 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
             let _ = fs::remove_dir_all(&state);
             write(&state, "not a directory: the gate's state is unusable\n")?;
         }
-        Scenario::Ask | Scenario::AskInteractive => {
+        Scenario::Ask | Scenario::AskInteractive | Scenario::ServeAnswer => {
             // An unapproved `touch` in the project would run sandboxed where
             // the host can rewrite (SPEC §18): these scenarios are the ask.
             write(
@@ -991,6 +999,8 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
 
     if case.scenario == Scenario::AskInteractive {
         run_interactive(s, case, &home, &proj, mock.port, &dir, &mut out)?;
+    } else if case.scenario == Scenario::ServeAnswer {
+        run_served(s, case, &home, &proj, mock.port, &dir, &mut out)?;
     } else {
         run_batch(s, case, &home, &proj, mock.port, &dir, &mut out)?;
     }
@@ -1103,6 +1113,105 @@ fn run_interactive(
     Ok(())
 }
 
+/// `shellgate` (`bin`, with `PATH`) with the case's home, for its output.
+fn shellgate_output(
+    bin: &Path,
+    path_var: &str,
+    home: &Path,
+    cwd: &Path,
+    args: &[&str],
+) -> Option<Output> {
+    Command::new(bin)
+        .args(args)
+        .env_clear()
+        .env("PATH", path_var)
+        .env("HOME", home)
+        .env("SHELLGATE_HOME", home.join(".shellgate"))
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .output()
+        .ok()
+}
+
+/// The host run non-interactively while `shellgate serve` runs; the
+/// harness answers the hook's published ask with `shellgate answer`.
+fn run_served(
+    s: &Settings,
+    case: &Case,
+    home: &Path,
+    proj: &Path,
+    port: u16,
+    dir: &Path,
+    out: &mut Outcome,
+) -> Result<(), String> {
+    let mut serve = Command::new(&s.bin)
+        .arg("serve")
+        .env_clear()
+        .env("PATH", &s.path_var)
+        .env("HOME", home)
+        .env("SHELLGATE_HOME", home.join(".shellgate"))
+        .current_dir(proj)
+        .stdin(Stdio::null())
+        .stdout(fs::File::create(dir.join("serve.stdout")).map_err(|e| e.to_string())?)
+        .stderr(fs::File::create(dir.join("serve.stderr")).map_err(|e| e.to_string())?)
+        .spawn()
+        .map_err(|e| format!("spawn shellgate serve: {e}"))?;
+    let sock = home.join(".shellgate").join("state").join("serve.sock");
+    let start = Instant::now();
+    while !sock.exists() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The human: waits for the request, answers "Always here".
+    let (bin, path_var) = (s.bin.clone(), s.path_var.clone());
+    let (h, p) = (home.to_path_buf(), proj.to_path_buf());
+    let human = std::thread::spawn(move || -> Result<String, String> {
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(60) {
+            let list: Value = shellgate_output(&bin, &path_var, &h, &p, &["pending", "--json"])
+                .and_then(|o| serde_json::from_slice(&o.stdout).ok())
+                .unwrap_or(Value::Null);
+            if let Some(id) = list.pointer("/0/id").and_then(Value::as_str) {
+                let o = shellgate_output(&bin, &path_var, &h, &p, &["answer", id, "always here"])
+                    .ok_or("cannot run shellgate answer")?;
+                let text = String::from_utf8_lossy(&o.stdout).trim().to_string();
+                return if o.status.success() {
+                    Ok(format!(
+                        "answered in {:.1}s: {text}",
+                        t.elapsed().as_secs_f64()
+                    ))
+                } else {
+                    Err(format!(
+                        "shellgate answer failed: {}",
+                        String::from_utf8_lossy(&o.stderr).trim()
+                    ))
+                };
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Err("no request was published within 60 s".into())
+    });
+    let ran = run_batch(s, case, home, proj, port, dir, out);
+    match human.join() {
+        Ok(Ok(note)) => out.notes.push(note),
+        Ok(Err(e)) => out.harness_errors.push(e),
+        Err(_) => out
+            .harness_errors
+            .push("the answering thread panicked".into()),
+    }
+    let _ = serve.kill();
+    let _ = serve.wait();
+    let grants = shellgate_output(&s.bin, &s.path_var, home, proj, &["approvals", "list"])
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    if grants.contains(&format!("touch in {}", proj.display())) {
+        out.notes.push("grant stored".into());
+    } else {
+        out.harness_errors
+            .push(format!("no 'touch in {}' grant: {grants}", proj.display()));
+    }
+    ran
+}
+
 /// The host run non-interactively, with a deadline.
 fn run_batch(
     s: &Settings,
@@ -1198,6 +1307,7 @@ pub fn cases(full: bool) -> Vec<Case> {
         Scenario::BadHome,
     ];
     scen.push(Scenario::Sandboxed);
+    scen.push(Scenario::ServeAnswer);
     if full {
         scen.push(Scenario::Events);
         for p in [
@@ -1227,6 +1337,10 @@ pub fn cases(full: bool) -> Vec<Case> {
                 let probe = matches!(sc, Scenario::Probe(_));
                 let fault = matches!(sc, Scenario::Fault(_));
                 let keep = match (host, variant) {
+                    // The approval service: every host, its permissions on.
+                    _ if *sc == Scenario::ServeAnswer => {
+                        variant == Variant::Plain && mode == Mode::On
+                    }
                     // Only Claude Code runs a rewritten command.
                     _ if *sc == Scenario::Sandboxed => {
                         matches!(host, Host::Claude | Host::ClaudeOld) && variant == Variant::Plain

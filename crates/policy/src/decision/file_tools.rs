@@ -7,7 +7,7 @@ use shellgate_shell::paths;
 
 use super::ask::finish_prompt;
 use super::layers::admit;
-use super::safe_space::write_zone;
+use super::safe_space::{case_insensitive, grant_holds, touch_in_zone, write_zone};
 use super::{
     Base, Candidate, Context, Decision, GrantRef, Lookups, Policy, Request, Status,
     MAX_COMMAND_BYTES,
@@ -17,6 +17,7 @@ use crate::config::{expand_home, FileMode, Mode};
 use crate::fs;
 use crate::model::{file_tool_writes, Audience};
 use crate::protected::{self, Protected};
+use crate::repo::is_git_internal;
 
 /// What the layers of one file-tool call look at.
 struct FileCall<'a> {
@@ -26,6 +27,8 @@ struct FileCall<'a> {
     base: Base,
     /// The path, absolute and normalized.
     path: String,
+    /// The same path as written (absolute, `..` kept), for the kernel.
+    raw: String,
     /// Whether the tool writes.
     writes: bool,
 }
@@ -70,17 +73,24 @@ pub(super) fn evaluate(
         Err(denied) => return *denied,
     };
     let expanded = expand_home(raw, &ctx.home);
+    let expanded = if ctx.os == crate::model::Os::Windows {
+        expanded.replace('\\', "/")
+    } else {
+        expanded
+    };
     let path = if expanded.starts_with('/') {
         paths::normalize(&expanded)
     } else {
         paths::resolve(&base_dir, &expanded)
     };
+    let raw = crate::resolve::join_raw(&base_dir, &expanded);
     let call = FileCall {
         policy,
         req,
         ctx,
         base,
         path,
+        raw,
         writes: file_tool_writes(&req.tool),
     };
     // (3. Hard deny has nothing to check in a path.)
@@ -96,6 +106,12 @@ pub(super) fn evaluate(
     if let Some(d) = file_mode(&call) {
         return d;
     }
+    // Writes to git's internals (§15.5, §15.17): never `tool_auto`, never
+    // granted — a one-shot approval.
+    if call.writes && git_internal(&call) {
+        return one_shot(call);
+    }
+    let touch = call.touch();
     let FileCall { base, path, .. } = call;
     let dir = if fs::is_dir(ctx.fs, &path) {
         path.clone()
@@ -125,12 +141,19 @@ pub(super) fn evaluate(
         return out;
     }
     // 11. Granted (for this chat, then persistently).
-    if let Some(g) = lookups.session_grant(ctx.audience, &req.tool, &req.tool, Some(&dir)) {
+    let holds = |g: &GrantRef| grant_holds(ctx, g.directory.as_deref(), &[&touch]);
+    if let Some(g) = lookups
+        .session_grant(ctx.audience, &req.tool, &req.tool, Some(&dir))
+        .filter(holds)
+    {
         let mut out = base.finish("allow", "granted", "granted for this chat");
         out.candidates = vec![cand(Status::GrantedSession, Some(g))];
         return out;
     }
-    if let Some(g) = lookups.persistent_grant(ctx.audience, &req.tool, &req.tool, Some(&dir)) {
+    if let Some(g) = lookups
+        .persistent_grant(ctx.audience, &req.tool, &req.tool, Some(&dir))
+        .filter(holds)
+    {
         let mut out = base.finish("allow", "granted", "granted");
         out.candidates = vec![cand(Status::Granted, Some(g))];
         return out;
@@ -151,28 +174,95 @@ pub(super) fn evaluate(
     out
 }
 
-/// 4. Protected paths (§9.4).
+impl FileCall<'_> {
+    /// The touch of the call's path.
+    fn touch(&self) -> Touch {
+        Touch {
+            path: self.path.clone(),
+            raw: self.raw.clone(),
+            kind: TouchKind::Operand,
+            scope: Scope::Exact,
+            follow: true,
+            role: None,
+        }
+    }
+}
+
+/// Whether the call writes one of git's code-bearing internals, by name or
+/// through a link.
+fn git_internal(c: &FileCall) -> bool {
+    let ci = case_insensitive(c.ctx.os);
+    if is_git_internal(&c.path, ci) {
+        return true;
+    }
+    [true, false].iter().any(|&follow| {
+        crate::resolve::kernel(c.ctx.fs, &c.raw, follow)
+            .path()
+            .is_some_and(|k| is_git_internal(k, ci))
+    })
+}
+
+/// Ask for a one-shot approval (no persistent option); deny where no human
+/// can answer.
+fn one_shot(c: FileCall) -> Decision {
+    let FileCall {
+        base,
+        ctx,
+        req,
+        path,
+        ..
+    } = c;
+    let dir = if fs::is_dir(ctx.fs, &path) {
+        path.clone()
+    } else {
+        paths::parent(&path)
+    };
+    let mut out = base.finish(
+        "ask",
+        "approval_required",
+        format!(
+            "{} of {path} writes git's internals (config, hooks): only one-shot approval",
+            req.tool
+        ),
+    );
+    out.candidates = vec![Candidate {
+        verb: req.tool.clone(),
+        directory: Some(dir),
+        status: Status::Unapproved,
+        grant: None,
+    }];
+    if !ctx.channel.is_interactive() {
+        out.decision = "deny";
+        out.reason = "channel_does_not_support_approval".into();
+        return out;
+    }
+    finish_prompt(&mut out, ctx, true);
+    out
+}
+
+/// 4. Protected paths (§9.4, §15.18).
 fn protected_path(c: &FileCall) -> Option<Decision> {
     let ctx = c.ctx;
+    let settings = ctx
+        .project_dir
+        .iter()
+        .map(|p| paths::normalize(&expand_home(p, &ctx.home)))
+        .collect::<Vec<_>>();
     let protected = Protected::new(
         &ctx.gate_home,
         &ctx.home,
         c.policy.config.protected_read(),
         c.policy.config.protected_write(),
         ctx.fs,
-    );
-    let touch = Touch {
-        path: c.path.clone(),
-        kind: TouchKind::Operand,
-        scope: Scope::Exact,
-        role: None,
-    };
+    )
+    .case_insensitive(case_insensitive(ctx.os))
+    .settings_dirs(settings);
     let behaviour = protected::Behaviour {
         reader: !c.writes,
         lists: c.req.tool == "file_list",
         ..Default::default()
     };
-    protected::violation(&protected, &[touch], behaviour)?;
+    protected::violation(&protected, &[c.touch()], behaviour)?;
     Some(c.base.finish(
         "deny",
         "protected_path",
@@ -204,7 +294,7 @@ fn zone(c: &FileCall) -> Option<Decision> {
             "no session or project directory to confine an unattended run",
         ));
     }
-    if zone.iter().any(|z| fs::contains(ctx.fs, z, &c.path)) {
+    if touch_in_zone(ctx, &zone, &c.touch()) {
         return None;
     }
     Some(c.base.finish(
@@ -246,7 +336,7 @@ fn file_mode(c: &FileCall) -> Option<Decision> {
                     .iter()
                     .map(|r| paths::normalize(&expand_home(r, &ctx.home))),
             );
-            if roots.iter().any(|r| fs::contains(ctx.fs, r, &c.path)) {
+            if touch_in_zone(ctx, &roots, &c.touch()) {
                 return None;
             }
             Some(c.base.finish(

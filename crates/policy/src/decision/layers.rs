@@ -7,12 +7,12 @@ use shellgate_shell::analyze::{self, Analysis};
 use shellgate_shell::display;
 use shellgate_shell::paths;
 
-use super::safe_space::write_zone;
+use super::safe_space::{touch_in_zone, write_zone};
 use super::statuses::{fill, fill_analysis, real, CandState};
 use super::{Base, Context, Decision, Lookups, Policy, Request, Status, MAX_COMMAND_BYTES};
 use crate::candidates::{self, CommandCandidates, Resolver, Touch};
 use crate::config::{expand_home, Mode};
-use crate::fs;
+
 use crate::hard_deny as hard_deny_rules;
 use crate::model::Os;
 use crate::protected::{self as protected_paths, Protected};
@@ -176,26 +176,50 @@ pub(super) fn hard_deny(c: &ShellCall) -> Option<Decision> {
     Some(out)
 }
 
-/// 4. Protected paths (§9.4): what any command, gated or not, reads or
-///    writes.
-pub(super) fn protected(c: &ShellCall) -> Option<Decision> {
+/// 4. Protected paths (§9.4, §15.18): what any command, gated or not,
+///    reads, writes or creates. What cannot be judged here (a write to
+///    git's internals, an extraction whose members cannot be read) joins
+///    the complex reasons.
+pub(super) fn protected(c: &mut ShellCall) -> Option<Decision> {
     let ctx = c.ctx;
+    let mut settings: Vec<String> = Vec::new();
+    if let Some(p) = &ctx.project_dir {
+        settings.push(paths::normalize(&expand_home(p, &ctx.home)));
+    }
+    settings.extend(c.cwd.clone());
     let protected = Protected::new(
         &ctx.gate_home,
         &ctx.home,
         c.policy.config.protected_read(),
         c.policy.config.protected_write(),
         ctx.fs,
-    );
+    )
+    .case_insensitive(ctx.os != Os::Linux)
+    .settings_dirs(settings);
+    // The approval service's socket, named anywhere in the command (§17).
+    if let Some(p) = protected.names_service_socket(&c.req.command) {
+        let mut out = c.base.finish(
+            "deny",
+            "protected_path",
+            format!("{p} is protected by shellgate: only a human answers its requests"),
+        );
+        fill_analysis(&mut out, &c.analysis);
+        return Some(out);
+    }
     let safe = c.policy.safe_verbs(ctx.os);
+    let mut reasons: Vec<String> = Vec::new();
     for (inv, cc) in c.analysis.invocations.iter().zip(c.per_inv.iter()) {
         let reader = safe.qualifies(inv);
-        let touches: Vec<Touch> = match cc {
-            Some(cands) => cands.touches.clone(),
-            None => ungated_touches(inv, &c.resolver),
+        let owned: Vec<Touch>;
+        let touches: &[Touch] = match cc {
+            Some(cands) => &cands.touches,
+            None => {
+                owned = ungated_touches(inv, &c.resolver);
+                &owned
+            }
         };
-        let b = protected_paths::behaviour(inv, reader);
-        if let Some(p) = protected_paths::violation(&protected, &touches, b) {
+        let found = protected_paths::assess(&protected, inv, touches, reader);
+        if let Some(p) = found.violation {
             let mut out = c.base.finish(
                 "deny",
                 "protected_path",
@@ -204,6 +228,26 @@ pub(super) fn protected(c: &ShellCall) -> Option<Decision> {
             fill_analysis(&mut out, &c.analysis);
             return Some(out);
         }
+        for r in found.complex {
+            if !reasons.contains(&r) {
+                reasons.push(r);
+            }
+        }
+        // A glob that expands to an option (§15.12).
+        if inv.gated && c.resolver.glob_injects_option(inv) {
+            let r = "glob_option_injection".to_string();
+            if !reasons.contains(&r) {
+                reasons.push(r);
+            }
+        }
+    }
+    for r in reasons {
+        if !c.analysis.complex_reasons.contains(&r) {
+            c.analysis.complex_reasons.push(r);
+        }
+    }
+    if c.analysis.is_complex() {
+        c.analysis.patterns.clear();
     }
     None
 }
@@ -236,22 +280,31 @@ pub(super) fn zone(c: &ShellCall) -> Option<Decision> {
         fill(&mut out, c, None);
         return Some(out);
     }
-    let mut touched: Vec<String> = Vec::new();
+    let mut touched: Vec<Touch> = Vec::new();
     if let Some(w) = &c.req.working_directory {
-        touched.push(paths::normalize(&expand_home(w, &ctx.home)));
+        touched.push(Touch::new(
+            paths::normalize(&expand_home(w, &ctx.home)),
+            candidates::TouchKind::WorkingDir,
+            candidates::Scope::Exact,
+        ));
     }
     for (inv, cc) in c.analysis.invocations.iter().zip(c.per_inv.iter()) {
         if !inv.gated {
             continue;
         }
         match cc {
-            Some(cands) => touched.extend(cands.touches.iter().map(|t| t.path.clone())),
-            None => touched.extend(inv.cwd.clone()),
+            Some(cands) => touched.extend(cands.touches.iter().cloned()),
+            None => touched.extend(inv.cwd.iter().map(|d| {
+                Touch::new(
+                    d.clone(),
+                    candidates::TouchKind::WorkingDir,
+                    candidates::Scope::Exact,
+                )
+            })),
         }
     }
-    let out_path = touched
-        .iter()
-        .find(|p| !zone.iter().any(|z| fs::contains(ctx.fs, z, p)))?;
+    let out_touch = touched.iter().find(|t| !touch_in_zone(ctx, &zone, t))?;
+    let out_path = &out_touch.path;
     let mut out = c.base.finish(
         "deny",
         "outside_autonomous_zone",

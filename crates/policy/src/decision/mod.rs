@@ -274,6 +274,13 @@ impl Base {
 /// Evaluate a call: the layers of §9.1 in order, the first terminal result
 /// wins.
 pub fn evaluate(policy: &Policy, req: &Request, ctx: &Context, lookups: &dyn Lookups) -> Decision {
+    // Every layer asks the same file-system questions: each is answered
+    // once per evaluation.
+    let cached = crate::resolve::CachingFs::new(ctx.fs);
+    let ctx = &Context {
+        fs: &cached,
+        ..ctx.clone()
+    };
     if FILE_TOOLS.contains(&req.tool.as_str()) {
         return file_tools::evaluate(policy, req, ctx, lookups);
     }
@@ -307,8 +314,8 @@ pub fn evaluate(policy: &Policy, req: &Request, ctx: &Context, lookups: &dyn Loo
     if let Some(d) = layers::hard_deny(&call) {
         return d;
     }
-    // 4. Protected paths.
-    if let Some(d) = layers::protected(&call) {
+    // 4. Protected paths (and what commands create: complex reasons).
+    if let Some(d) = layers::protected(&mut call) {
         return d;
     }
     call.cands = statuses::candidate_states(&call);

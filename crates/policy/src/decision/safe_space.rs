@@ -1,56 +1,38 @@
-//! Where read-only verbs run unapproved (the safe spaces of §8.3), the
-//! autonomous zone of unattended runs (§9.5), and the secret-looking names
-//! that are never read unapproved.
+//! Where read-only verbs run unapproved (the safe spaces of §8.2, §8.3),
+//! the autonomous zone of unattended runs (§9.5), grant directories checked
+//! again on what each command really touches (§15.11), and the secrets a
+//! safe command must not name (§8.3, §15.3, §15.19).
+//!
+//! Every containment test here is made twice (`resolve::contained`): the
+//! lexical path under the lexical root and the kernel-resolved path under
+//! the kernel-resolved root. Safe spaces and zones also keep §5.4's
+//! symlink-segment rule for the candidate directory.
 
 use shellgate_shell::analyze;
-use shellgate_shell::paths::{self, basename};
+use shellgate_shell::paths;
 
 use super::Context;
-use crate::candidates::{Scope, Touch, TouchKind};
+use crate::candidates::{CommandCandidates, Scope, Touch, TouchKind};
 use crate::config::expand_home;
-use crate::fs;
-use crate::model::Audience;
+use crate::fs::{self as pfs, Fs};
+use crate::model::{Audience, Os};
+use crate::protected;
+use crate::repo;
+use crate::resolve::{self, within, Kernel};
+use crate::secrets;
 
-/// Secret-looking file names (§8.3).
+/// Secret-looking file names (§8.3, §15.3, §15.19).
 pub fn secret_looking(name: &str) -> bool {
-    let n = name.to_ascii_lowercase();
-    n == ".env"
-        || n.starts_with(".env.")
-        || n.ends_with(".pem")
-        || n.ends_with(".key")
-        || n.ends_with(".p12")
-        || n.ends_with(".pfx")
-        || n.starts_with("id_rsa")
-        || n.starts_with("id_ed25519")
-        || n.starts_with("id_ecdsa")
-        || n == ".netrc"
-        || n == ".npmrc"
-        || n == ".pypirc"
-        || n == ".git-credentials"
-        || n == "credentials"
-        || n == "credentials.json"
-        || n.starts_with("secrets.")
-        || n.ends_with(".kdbx")
+    secrets::is_secret_name(name)
 }
 
-pub(super) fn names_secret(touches: &[Touch]) -> bool {
-    touches.iter().any(|t| {
-        matches!(t.kind, TouchKind::Operand | TouchKind::RedirectRead)
-            && t.scope == Scope::Exact
-            && secret_looking(basename(&t.path))
-    })
+/// Path comparisons are case-insensitive on macOS and Windows (§15.2).
+pub(crate) fn case_insensitive(os: Os) -> bool {
+    os != Os::Linux
 }
 
-/// `git show REV:path/to/.env`: a secret-looking file read out of a
-/// revision (not a file operand, same concern).
-pub(super) fn names_secret_object(inv: &analyze::Invocation) -> bool {
-    inv.argv.iter().skip(1).any(|w| {
-        let v = w.lossy_value();
-        match v.split_once(':') {
-            Some((_, path)) if !v.starts_with('-') => secret_looking(basename(path)),
-            _ => false,
-        }
-    })
+fn ci(ctx: &Context) -> bool {
+    case_insensitive(ctx.os)
 }
 
 fn safe_roots(ctx: &Context) -> Vec<String> {
@@ -63,8 +45,52 @@ fn safe_roots(ctx: &Context) -> Vec<String> {
     v
 }
 
+/// §5.4 under the OS's case rule: lexically within and no symlink segment
+/// between (the root spelled as the child spells it).
+pub(crate) fn segment_rule(fs: &dyn Fs, root: &str, child: &str, ci: bool) -> bool {
+    if !within(child, root, ci) {
+        return false;
+    }
+    let spelled = if ci {
+        match child.get(..root.len()) {
+            Some(p) if p.to_lowercase() == root.to_lowercase() => p,
+            // A case mapping that changes byte lengths fails closed.
+            _ => return false,
+        }
+    } else {
+        root
+    };
+    !pfs::symlink_between(fs, spelled, child)
+}
+
+/// When the root is the home directory or an ancestor of it, the home's
+/// dot-entries and its non-dot secret stores (`Library/`, `snap/`) are not
+/// part of it (§15.3, §15.19).
+fn home_private(path: &str, root: &str, home: &str, ci: bool) -> bool {
+    let home = paths::normalize(home);
+    if home == "/"
+        || !within(&home, root, ci)
+        || !within(path, &home, ci)
+        || path.len() <= home.len()
+    {
+        return false;
+    }
+    let rel = path[home.len()..].trim_start_matches('/');
+    let first = rel.split('/').next().unwrap_or("");
+    first.starts_with('.') || ["library", "snap"].contains(&first.to_lowercase().as_str())
+}
+
 pub(super) fn in_safe_space(dir: &str, ctx: &Context) -> bool {
-    safe_roots(ctx).iter().any(|r| fs::contains(ctx.fs, r, dir))
+    let ci = ci(ctx);
+    safe_roots(ctx).iter().any(|r| {
+        segment_rule(ctx.fs, r, dir, ci)
+            && resolve::contained(ctx.fs, r, dir, dir, true, ci)
+            && !home_private(dir, r, &ctx.home, ci)
+            && match resolve::kernel(ctx.fs, dir, true) {
+                Kernel::Path(k) => !home_private(&k, r, &ctx.home, ci),
+                Kernel::Unresolvable => false,
+            }
+    })
 }
 
 pub(super) fn write_zone(ctx: &Context) -> Vec<String> {
@@ -73,4 +99,334 @@ pub(super) fn write_zone(ctx: &Context) -> Vec<String> {
         v.push(paths::normalize(&expand_home(p, &ctx.home)));
     }
     v
+}
+
+/// Whether the touch stays inside `root` on both sides (§15.11): the
+/// lexical path under the root, and the kernel path (every match, for a
+/// glob) under the kernel root. A glob that cannot be expanded within the
+/// bounds is not known to stay inside.
+fn touch_within(fs: &dyn Fs, root: &str, t: &Touch, home: Option<&str>, ci: bool) -> bool {
+    if !within(&t.path, root, ci) {
+        return false;
+    }
+    let Kernel::Path(kroot) = resolve::kernel(fs, root, true) else {
+        return false;
+    };
+    let private = |p: &str| home.is_some_and(|h| home_private(p, root, h, ci));
+    if private(&t.path) {
+        return false;
+    }
+    let inside = |raw: &str, follow: bool| match resolve::kernel(fs, raw, follow) {
+        Kernel::Path(k) => within(&k, &kroot, ci) && !private(&k),
+        Kernel::Unresolvable => false,
+    };
+    match t.scope {
+        Scope::Exact | Scope::Prefix => inside(&t.raw, t.follow),
+        Scope::Glob { .. } => {
+            if !inside(&resolve::static_dir(&t.raw), true) {
+                return false;
+            }
+            let exp = resolve::expand(fs, &t.raw, ci);
+            exp.complete
+                && exp.matches.iter().all(|(m, _)| {
+                    within(&paths::normalize(m), root, ci) && !private(m) && inside(m, true)
+                })
+        }
+    }
+}
+
+/// Whether a touch lies in the autonomous zone (§9.5): some zone root holds
+/// it on both sides, with no symlink segment below the root.
+pub(super) fn touch_in_zone(ctx: &Context, zone: &[String], t: &Touch) -> bool {
+    let ci = ci(ctx);
+    zone.iter()
+        .any(|z| segment_rule(ctx.fs, z, &t.path, ci) && touch_within(ctx.fs, z, t, None, ci))
+}
+
+/// The safe short-circuit's checks on what one command really reads
+/// (§8.3, §15.2, §15.3): no touch names a secret (lexically, resolved,
+/// through a glob, a git pathspec or a word a reader opens), every touch
+/// resolves inside a safe space, a recursive reader does not read the
+/// home's private entries, and a reader that follows links reads a tree
+/// whose links stay inside.
+pub(super) fn reads_stay_safe(
+    inv: &analyze::Invocation,
+    c: &CommandCandidates,
+    ctx: &Context,
+) -> bool {
+    let ci = ci(ctx);
+    let roots = safe_roots(ctx);
+    if names_secret(ctx.fs, &c.touches, ci) || names_secret_word(inv) {
+        return false;
+    }
+    if inv.base() == "git" && !git_repo_trusted(inv, ctx, &roots) {
+        return false;
+    }
+    let b = protected::behaviour(inv, true);
+    for t in &c.touches {
+        // A touch lexically outside every safe root has its own candidate
+        // directory, which is not safe: it asks for itself.
+        let inside = roots.iter().filter(|r| within(&t.path, r, ci));
+        let mut any = false;
+        let mut ok = false;
+        for r in inside {
+            any = true;
+            if touch_within(ctx.fs, r, t, Some(&ctx.home), ci) {
+                ok = true;
+                break;
+            }
+        }
+        if any && !ok {
+            return false;
+        }
+        if t.kind != TouchKind::Operand {
+            continue;
+        }
+        if b.recursive_read {
+            // Reading a directory that holds the home reads its private
+            // entries when the root is the home or above it.
+            let home = paths::normalize(&ctx.home);
+            if within(&home, &t.path, ci) && roots.iter().any(|r| within(&home, r, ci)) {
+                return false;
+            }
+        }
+        if b.follows_links && !resolve::tree_stays_within(ctx.fs, &t.path, &roots, ci) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether git opens a repository that is the project's own (§15.5,
+/// §15.17; [`repo::repo_is_trusted`]) for some safe root.
+fn git_repo_trusted(inv: &analyze::Invocation, ctx: &Context, roots: &[String]) -> bool {
+    let Some(e) = inv.cwd.as_deref() else {
+        return false;
+    };
+    // `--git-dir` among git's own options, before the subcommand.
+    let words: Vec<String> = inv
+        .argv
+        .iter()
+        .map(|w| w.literal().unwrap_or_else(|| w.lossy_value()))
+        .collect();
+    let skip = shellgate_shell::verbs::git_skip_globals(&inv.argv, 1);
+    let mut git_dir: Option<String> = None;
+    let globals = words.get(1..skip.min(words.len())).unwrap_or(&[]);
+    for (i, w) in globals.iter().enumerate() {
+        if let Some(v) = w.strip_prefix("--git-dir=") {
+            git_dir = Some(v.to_string());
+        } else if w == "--git-dir" {
+            git_dir = globals.get(i + 1).cloned();
+        }
+    }
+    roots
+        .iter()
+        .any(|r| repo::repo_is_trusted(ctx.fs, e, r, git_dir.as_deref()).is_ok())
+}
+
+/// Whether a grant for `gdir` holds for what the command really touches
+/// (§6.3 with §15.11): every touch lexically under the grant directory
+/// resolves (kernel) under the grant directory's resolution too. The
+/// candidate directory itself was matched by the grant store.
+pub(super) fn grant_holds(ctx: &Context, gdir: Option<&str>, touches: &[&Touch]) -> bool {
+    let Some(g) = gdir else {
+        return true;
+    };
+    let expanded = expand_home(g.trim(), &ctx.home);
+    if !expanded.starts_with('/') {
+        // Drive paths and the like: the store decided on its own terms.
+        return true;
+    }
+    let root = paths::normalize(&expanded);
+    let ci = ci(ctx);
+    touches
+        .iter()
+        .filter(|t| within(&t.path, &root, ci))
+        .all(|t| touch_within(ctx.fs, &root, t, None, ci))
+}
+
+/// Whether any operand or read redirect names a secret (§8.3, §15.3):
+/// lexically, resolved, or through a glob.
+pub(super) fn names_secret(fs: &dyn Fs, touches: &[Touch], ci: bool) -> bool {
+    touches.iter().any(|t| {
+        matches!(t.kind, TouchKind::Operand | TouchKind::RedirectRead)
+            && secrets::touch_names_secret(fs, t, ci)
+    })
+}
+
+/// Words a reader opens that are not path-like (§15.3): git pathspecs and
+/// revision paths (`git show HEAD:.env`, `git blame .env`, `-L1,5:.env`,
+/// `--contents=F`), and the non-option words of readers that take files
+/// without looking like paths (`sort .env`, `uniq credentials`).
+pub(super) fn names_secret_word(inv: &analyze::Invocation) -> bool {
+    let words: Vec<String> = inv
+        .argv
+        .iter()
+        .map(|w| w.literal().unwrap_or_else(|| w.lossy_value()))
+        .collect();
+    let Some(first) = words.first() else {
+        return false;
+    };
+    let base = paths::basename(first).to_ascii_lowercase();
+    if filter_selects_secret(&base, &words[1..], inv.cwd.as_deref().unwrap_or("/")) {
+        return true;
+    }
+    // The pattern or program of a searcher or script runner is not a file
+    // (`grep credentials f`, `awk '/x/' f`) unless `-e`/`-f`/… supplies it.
+    let pattern_verb = matches!(
+        base.as_str(),
+        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "sed" | "awk" | "gawk" | "mawk" | "jq"
+    );
+    let explicit = words.iter().skip(1).any(|w| {
+        matches!(
+            w.as_str(),
+            "-e" | "-f" | "--regexp" | "--file" | "--expression" | "--source"
+        ) || w.starts_with("--regexp=")
+            || w.starts_with("--file=")
+            || w.starts_with("--expression=")
+            || (w.starts_with("-e") || w.starts_with("-f")) && !w.starts_with("--")
+    });
+    let mut skip_first = pattern_verb && !explicit;
+    let mut after_dashdash = false;
+    let mut prev_contents = false;
+    // Options of the searchers whose separate value is a count or a name,
+    // not the pattern.
+    const VALUED: &[&str] = &[
+        "-A",
+        "-B",
+        "-C",
+        "-m",
+        "-d",
+        "-D",
+        "-t",
+        "-T",
+        "-j",
+        "-M",
+        "-E",
+        "--max-count",
+        "--context",
+        "--after-context",
+        "--before-context",
+        "--type",
+        "--type-not",
+        "--threads",
+        "--max-columns",
+        "--encoding",
+        "--color",
+        "--colors",
+    ];
+    let mut prev_valued = false;
+    for w in words.iter().skip(1) {
+        let valued = std::mem::replace(
+            &mut prev_valued,
+            pattern_verb && VALUED.contains(&w.as_str()),
+        );
+        if base != "git" {
+            if w == "--" && !after_dashdash {
+                after_dashdash = true;
+                continue;
+            }
+            if valued && !after_dashdash {
+                continue;
+            }
+            if after_dashdash || !w.starts_with('-') || w == "-" {
+                if std::mem::take(&mut skip_first) {
+                    continue;
+                }
+                if secrets::is_secret_path(w) {
+                    return true;
+                }
+            }
+        }
+        // A file named by an option's glued value (`--files0-from=.env`,
+        // `-f.env`): readers read it.
+        if let Some(v) = option_value(w) {
+            if secrets::is_secret_path(v) {
+                return true;
+            }
+        }
+        if prev_contents {
+            prev_contents = false;
+            if secrets::is_secret_path(w) {
+                return true;
+            }
+            continue;
+        }
+        if base == "git" {
+            if w == "--contents" {
+                prev_contents = true;
+                continue;
+            }
+            if let Some(v) = w.strip_prefix("--contents=") {
+                if secrets::is_secret_path(v) {
+                    return true;
+                }
+                continue;
+            }
+            if (!w.starts_with('-') || w.starts_with("-L")) && secrets::pathspec_names_secret(w) {
+                return true;
+            }
+        } else if w.contains(':') && !w.starts_with('-') {
+            // `REV:path` read out of a revision by any reader.
+            if let Some((_, path)) = w.split_once(':') {
+                if secrets::is_secret_path(path) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// A search filter selecting the files a searcher reads (`grep --include`,
+/// `rg -g/--glob/--iglob`, `ag -G`) that selects secrets (§15.19).
+fn filter_selects_secret(base: &str, args: &[String], dir: &str) -> bool {
+    let (long, short): (&[&str], &[&str]) = match base {
+        "grep" | "egrep" | "fgrep" => (&["--include"], &[]),
+        "rg" => (&["--glob", "--iglob"], &["-g"]),
+        "ag" => (&["--file-search-regex"], &["-G"]),
+        "ack" => (&["--match"], &[]),
+        _ => return false,
+    };
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        i += 1;
+        if a == "--" {
+            break;
+        }
+        let value = if let Some((name, v)) = a.split_once('=').filter(|_| a.starts_with("--")) {
+            long.iter()
+                .any(|l| l.starts_with(name) && name.len() >= 4)
+                .then(|| v.to_string())
+        } else if long.contains(&a.as_str()) || short.contains(&a.as_str()) {
+            let v = args.get(i).cloned();
+            i += 1;
+            v
+        } else {
+            short.iter().find_map(|s| {
+                a.strip_prefix(s)
+                    .filter(|v| !v.is_empty())
+                    .map(str::to_string)
+            })
+        };
+        if let Some(v) = value {
+            if secrets::filter_selects_secret(&v, dir) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The value glued to an option word: after `=` of a long option, or
+/// after the letter of a short one (`-f.env`).
+fn option_value(w: &str) -> Option<&str> {
+    if let Some(long) = w.strip_prefix("--") {
+        return long.split_once('=').map(|(_, v)| v);
+    }
+    let rest = w.strip_prefix('-')?;
+    let mut chars = rest.char_indices();
+    chars.next()?;
+    chars.next().map(|(i, _)| &rest[i..])
 }

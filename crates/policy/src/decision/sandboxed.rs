@@ -242,6 +242,23 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
                 return None;
             }
         }
+        // Where the kernel goes (`dep/../x` with `dep` a link out of the
+        // project): every touch resolves inside too (§15.11).
+        for t in &cc.touches {
+            let ok = [&project, &session_dir].iter().any(|root| {
+                crate::resolve::contained(
+                    ctx.fs,
+                    root,
+                    &t.path,
+                    &t.raw,
+                    t.follow,
+                    ctx.os != Os::Linux,
+                )
+            });
+            if !ok {
+                return None;
+            }
+        }
     }
     // Something must have been unapproved (else an earlier layer allowed).
     if real(out).iter().all(|c| c.status != Status::Unapproved) {

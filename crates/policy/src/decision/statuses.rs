@@ -5,8 +5,9 @@
 use shellgate_shell::analyze::Analysis;
 
 use super::layers::ShellCall;
-use super::safe_space::{in_safe_space, names_secret, names_secret_object};
-use super::{Candidate, Decision, Status};
+use super::safe_space::{grant_holds, in_safe_space, reads_stay_safe};
+use super::{Candidate, Decision, GrantRef, Status};
+use crate::candidates::Touch;
 use crate::protected;
 use crate::read_roots::ReadRoots;
 
@@ -18,6 +19,9 @@ pub(super) struct CandState {
     dir: Option<String>,
     side_effect: bool,
     safe: bool,
+    /// The invocations naming this candidate (indices into the call's
+    /// candidates): a grant must hold for what each touches (§15.11).
+    invs: Vec<usize>,
 }
 
 /// The candidate list with what the safe-verb rule says of each.
@@ -26,13 +30,17 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
     let safe = call.policy.safe_verbs(ctx.os);
     let roots = ReadRoots::new(&call.policy.config, &ctx.home, ctx.audience, ctx.os);
     let mut cands: Vec<CandState> = Vec::new();
-    for (inv, cc) in analysis.invocations.iter().zip(call.per_inv.iter()) {
+    for (i, (inv, cc)) in analysis
+        .invocations
+        .iter()
+        .zip(call.per_inv.iter())
+        .enumerate()
+    {
         let Some(c) = cc else { continue };
         let qualifies = !analysis.is_complex()
             && inv.uncovered.is_empty()
             && safe.qualifies(inv)
-            && !names_secret(&c.touches)
-            && !names_secret_object(inv);
+            && reads_stay_safe(inv, c, ctx);
         // Reads outside the safe spaces: read roots (system locations,
         // toolchain caches), every path covered as written and as resolved.
         let outside_ok = qualifies
@@ -50,12 +58,14 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
                 Some(x) => {
                     x.safe &= safe_here;
                     x.side_effect &= c.side_effect;
+                    x.invs.push(i);
                 }
                 None => cands.push(CandState {
                     verb: c.verb.clone(),
                     dir: d.clone(),
                     side_effect: c.side_effect,
                     safe: safe_here,
+                    invs: vec![i],
                 }),
             }
         }
@@ -133,17 +143,27 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
             }
             // A verb that names nothing persistable is never granted.
             let coverable = !out.unnamed_verbs.contains(&c.verb);
-            if with_grants.is_some() && c.safe {
-                return Candidate {
-                    verb: c.verb.clone(),
-                    directory: c.dir.clone(),
-                    status: Status::Safe,
-                    grant: None,
+            if with_grants.is_some() {
+                if c.safe {
+                    return Candidate {
+                        verb: c.verb.clone(),
+                        directory: c.dir.clone(),
+                        status: Status::Safe,
+                        grant: None,
+                    };
+                }
+                let holds = |g: &GrantRef| {
+                    let touches: Vec<&Touch> = c
+                        .invs
+                        .iter()
+                        .filter_map(|&i| call.per_inv.get(i).and_then(Option::as_ref))
+                        .flat_map(|cc| cc.touches.iter())
+                        .collect();
+                    grant_holds(ctx, g.directory.as_deref(), &touches)
                 };
-            }
-            if with_grants.is_some() && coverable {
-                if let Some(g) =
-                    lookups.session_grant(ctx.audience, tool, &c.verb, c.dir.as_deref())
+                if let Some(g) = lookups
+                    .session_grant(ctx.audience, tool, &c.verb, c.dir.as_deref())
+                    .filter(|g| coverable && holds(g))
                 {
                     return Candidate {
                         verb: c.verb.clone(),
@@ -152,8 +172,9 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
                         grant: Some(g),
                     };
                 }
-                if let Some(g) =
-                    lookups.persistent_grant(ctx.audience, tool, &c.verb, c.dir.as_deref())
+                if let Some(g) = lookups
+                    .persistent_grant(ctx.audience, tool, &c.verb, c.dir.as_deref())
+                    .filter(|g| coverable && holds(g))
                 {
                     return Candidate {
                         verb: c.verb.clone(),

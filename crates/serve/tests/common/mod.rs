@@ -2,6 +2,8 @@
 //! control every header, `Host` included) and sample requests.
 #![allow(dead_code)]
 
+pub mod webdriver;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
@@ -235,6 +237,7 @@ pub fn request(command: &str, options: &[&str]) -> PublishRequest {
         options: options.iter().map(|s| s.to_string()).collect(),
         decision: json!({"decision": "ask", "command": command}),
         context: json!({"audience": "personal"}),
+        agent_pid: None,
     }
 }
 

@@ -1,11 +1,12 @@
 //! Matching a candidate `(verb, directory)` against stored grants (SPEC
-//! §6.3): roots prepared at load time, boundary-safe containment with the
-//! symlink-segment rule, case-insensitive under Windows semantics.
+//! §6.3): roots prepared at load time, containment made twice (lexical and
+//! kernel-resolved, §15.11), case-insensitive under Windows semantics.
 
 use std::borrow::Cow;
 
-use shellgate_policy::fs::{contains, Fs};
+use shellgate_policy::fs::Fs;
 use shellgate_policy::model::{Audience, Os};
+use shellgate_policy::resolve::contained;
 use shellgate_shell::paths;
 
 /// Where a stored grant applies, prepared for matching at load time.
@@ -131,16 +132,33 @@ pub(super) fn root_covers(
     }
 }
 
-/// Boundary-safe containment plus the symlink-segment rule (§5.4);
-/// case-insensitive under Windows semantics.
+/// Containment made twice (§6.3 with §15.11): boundary-safe lexical
+/// containment, and the kernel resolution of the candidate directory under
+/// the kernel resolution of the grant directory — a grant for `{P}/link`
+/// with `link -> X` covers what resolves under `X`; a link leading out of
+/// the grant directory breaks the match; an unresolvable path is outside.
+/// Case-insensitive under macOS and Windows semantics.
 pub(super) fn contains_os(root: &str, child: &str, os: Os, fs: &dyn Fs) -> bool {
-    if !os.case_insensitive() {
-        return contains(fs, root, child);
+    if !child.starts_with('/') {
+        // A drive path (Windows semantics on another OS): the kernel cannot
+        // walk it here; the lexical rule and the segment rule decide.
+        return match child.get(..root.len()) {
+            Some(prefix) if eq_os(prefix, root, os) => {
+                shellgate_policy::fs::contains(fs, prefix, child)
+            }
+            _ => false,
+        };
     }
-    // Spell the root as the child does, then apply the exact rule. A case
+    // Path comparisons are case-insensitive on macOS and Windows (§15.2).
+    if os == Os::Linux {
+        return contained(fs, root, child, child, true, false);
+    }
+    // Spell the root as the child does, then apply the same rule. A case
     // mapping that changes byte lengths fails closed.
     match child.get(..root.len()) {
-        Some(prefix) if eq_os(prefix, root, os) => contains(fs, prefix, child),
+        Some(prefix) if fold(prefix) == fold(root) => {
+            contained(fs, prefix, child, child, true, true)
+        }
         _ => false,
     }
 }

@@ -402,6 +402,55 @@ fn symlink_segment_breaks_a_folder_grant() {
     assert!(f(&format!("{root}/link/passwd")).is_none());
 }
 
+/// Containment made twice (§15.11): a grant for `{P}/link` with
+/// `link -> X` covers what resolves under `X`; a link inside the project
+/// that stays inside it no longer breaks a grant for the project; `..`
+/// through a link is the kernel's `..`.
+#[cfg(unix)]
+#[test]
+fn grants_are_matched_on_both_sides_of_links() {
+    let t = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(t.path()).unwrap();
+    let root = base.join("proj");
+    fs::create_dir_all(root.join("real/sub")).unwrap();
+    fs::create_dir_all(base.join("x/deep")).unwrap();
+    std::os::unix::fs::symlink(root.join("real"), root.join("inner")).unwrap();
+    std::os::unix::fs::symlink(base.join("x"), root.join("out")).unwrap();
+    let root = root.to_str().unwrap().to_string();
+    let path = file_in(&t);
+    for d in [root.clone(), format!("{root}/out")] {
+        add(
+            &path,
+            Audience::Personal,
+            "shell_execute",
+            &one(if d == root { "make" } else { "ls" }, Some(&d)),
+            Os::Linux,
+        )
+        .unwrap();
+    }
+    let (s, _) = Store::load(&path).unwrap();
+    let f = |verb: &str, d: &str, os: Os| {
+        s.find(
+            Audience::Personal,
+            "shell_execute",
+            verb,
+            Some(d),
+            "/nonexistent",
+            os,
+            &OsFs,
+        )
+        .is_some()
+    };
+    assert!(f("make", &format!("{root}/inner/sub"), Os::Linux));
+    assert!(!f("make", &format!("{root}/out/deep"), Os::Linux));
+    assert!(f("ls", &format!("{root}/out/deep"), Os::Linux));
+    assert!(!f("ls", &format!("{root}/inner"), Os::Linux));
+    // macOS: containment is case-insensitive (§15.2); Linux is not.
+    let upper = root.to_uppercase();
+    assert!(f("make", &format!("{upper}/REAL"), Os::Macos) || upper.len() != root.len());
+    assert!(!f("make", &format!("{upper}/REAL"), Os::Linux));
+}
+
 #[test]
 fn tilde_directories_expand_with_the_callers_home() {
     let t = tempfile::tempdir().unwrap();

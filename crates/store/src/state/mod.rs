@@ -18,8 +18,10 @@ mod sandbox_runs;
 mod schema;
 mod session_grants;
 mod sessions;
+mod views;
 
 use schema::create_private_file;
+pub use views::StoredSessionGrant;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -1,0 +1,448 @@
+//! Git repositories as the gate sees them (SPEC §15.5, §15.17): which
+//! repository git will open, whether it is the project's own, where git's
+//! code-bearing internals lie, and which config file `git config` touches.
+//!
+//! A repository that is part of the project's *content* — a `.git`
+//! symlink, a gitfile pointing into the project's files, a nested or bare
+//! repository below the project root — may carry a hostile config
+//! (`core.fsmonitor`, `core.pager`, diff drivers): git there is not safe.
+//! The repository found above the project (a monorepo) is the user's own.
+
+use std::io::ErrorKind;
+
+use shellgate_shell::paths;
+
+use crate::fs::{FileKind, Fs};
+use crate::resolve::{self, within, Kernel};
+
+/// Names under a git directory that hold or select code or configuration.
+const INTERNALS: &[&str] = &[
+    "config",
+    "config.worktree",
+    "hooks",
+    "info",
+    "commondir",
+    "gitdir",
+];
+
+/// Whether a write to `path` by anything other than git plants code or
+/// configuration git will run (§15.5, §15.17), decided lexically in any
+/// directory, existing or not: `…/.git/config`, `…/.git/hooks/…`,
+/// `…/.git/info/…`, `.git/modules/*/config|hooks|info`,
+/// `.git/worktrees/*/config.worktree|commondir|gitdir`, the same below a
+/// bare repository's directory (`repo.git/hooks/…`), and the name `.git`
+/// itself (a gitfile or link planted in its place). `ci`: case-insensitive
+/// (macOS and Windows file systems).
+pub fn is_git_internal(path: &str, ci: bool) -> bool {
+    let p = if ci {
+        path.to_lowercase()
+    } else {
+        path.to_string()
+    };
+    let segs: Vec<&str> = p.split(['/', '\\']).filter(|s| !s.is_empty()).collect();
+    for (i, seg) in segs.iter().enumerate() {
+        let dotgit = *seg == ".git";
+        let bare = !dotgit && seg.ends_with(".git");
+        if !dotgit && !bare {
+            continue;
+        }
+        let rest = &segs[i + 1..];
+        if rest.is_empty() {
+            if dotgit {
+                return true;
+            }
+            continue;
+        }
+        if INTERNALS.contains(&rest[0]) {
+            return true;
+        }
+        if dotgit
+            && matches!(rest[0], "modules" | "worktrees")
+            && rest[1..].iter().any(|s| INTERNALS.contains(s))
+        {
+            return true;
+        }
+        if dotgit && rest.len() >= 2 && rest[0] == "objects" && rest[1] == "info" {
+            return true;
+        }
+    }
+    false
+}
+
+/// The config file a `git config` invocation reads or writes, given the
+/// words after `config`: `--global` ⇒ `~/.gitconfig`, `--system` ⇒
+/// `/etc/gitconfig`, `--file F` / `-f F` / `--file=F` / `-fF` ⇒ `F`
+/// resolved against `cwd`. `None` for the repository's own config (local,
+/// worktree) and for `--blob` (read from an object).
+pub fn git_config_file(args: &[String], cwd: &str, home: &str) -> Option<String> {
+    let mut i = 0;
+    let mut out = None;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if a == "--" {
+            break;
+        }
+        if a == "--global" {
+            out = Some(format!("{}/.gitconfig", home.trim_end_matches('/')));
+        } else if a == "--system" {
+            out = Some("/etc/gitconfig".to_string());
+        } else if a == "--file" || a == "-f" {
+            out = args.get(i + 1).map(|f| paths::resolve(cwd, f));
+            i += 1;
+        } else if let Some(f) = a.strip_prefix("--file=") {
+            out = Some(paths::resolve(cwd, f));
+        } else if let Some(f) = a.strip_prefix("-f").filter(|f| !f.is_empty()) {
+            out = Some(paths::resolve(cwd, f));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// What discovery found at one directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Found {
+    /// `D/.git` is a directory: repository root `D`.
+    Dir(String),
+    /// `D/.git` is a gitfile pointing to this git directory (kernel path).
+    File { at: String, gitdir: String },
+    /// `D/.git` is a symbolic link.
+    Link(String),
+    /// `D` itself is a (bare) git directory.
+    Bare(String),
+}
+
+fn is_git_directory(fs: &dyn Fs, d: &str) -> bool {
+    matches!(
+        fs.lstat(&format!("{d}/HEAD")),
+        Ok(FileKind::File | FileKind::Symlink)
+    ) && matches!(fs.stat(&format!("{d}/objects")), Ok(FileKind::Dir))
+        && matches!(fs.stat(&format!("{d}/refs")), Ok(FileKind::Dir))
+}
+
+/// Read a gitfile (`gitdir: X`), resolving `X` against its directory.
+fn read_gitfile(fs: &dyn Fs, dotgit: &str, dir: &str) -> Result<String, String> {
+    let data = fs
+        .read_file(dotgit, 4096)
+        .map_err(|e| format!("cannot read the gitfile {dotgit}: {e}"))?;
+    let text = String::from_utf8_lossy(&data);
+    let target = text
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("gitdir:"))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| format!("{dotgit} is not a gitfile"))?;
+    match resolve::kernel(fs, &resolve::join_raw(dir, target), true) {
+        Kernel::Path(k) => Ok(k),
+        Kernel::Unresolvable => Err(format!("the gitfile {dotgit} points nowhere resolvable")),
+    }
+}
+
+/// Git's discovery, upwards from the kernel path `start`.
+fn discover(fs: &dyn Fs, start: &str) -> Result<Option<Found>, String> {
+    let mut d = start.to_string();
+    loop {
+        let dotgit = if d == "/" {
+            "/.git".to_string()
+        } else {
+            format!("{d}/.git")
+        };
+        match fs.lstat(&dotgit) {
+            Ok(FileKind::Dir) => return Ok(Some(Found::Dir(d))),
+            Ok(FileKind::Symlink) => return Ok(Some(Found::Link(d))),
+            Ok(FileKind::File) => {
+                let gitdir = read_gitfile(fs, &dotgit, &d)?;
+                return Ok(Some(Found::File { at: d, gitdir }));
+            }
+            Ok(FileKind::Other) => return Err(format!("{dotgit} is not a file or directory")),
+            Err(e) if e.kind() == ErrorKind::NotFound || e.kind() == ErrorKind::NotADirectory => {}
+            Err(e) => return Err(format!("cannot inspect {dotgit}: {e}")),
+        }
+        if is_git_directory(fs, &d) {
+            return Ok(Some(Found::Bare(d)));
+        }
+        if d == "/" {
+            return Ok(None);
+        }
+        d = paths::parent(&d);
+    }
+}
+
+/// The git directory of the repository holding `project` (kernel path),
+/// or `None` when there is none.
+fn own_git_dir(fs: &dyn Fs, project: &str) -> Result<Option<String>, String> {
+    Ok(match discover(fs, project)? {
+        None => None,
+        Some(Found::Dir(d)) => Some(format!("{}/.git", d.trim_end_matches('/'))),
+        Some(Found::File { gitdir, .. }) => Some(gitdir),
+        Some(Found::Link(d)) => {
+            if within(&d, project, false) {
+                return Err(format!("{d}/.git is a symbolic link (project content)"));
+            }
+            resolve::kernel(fs, &format!("{d}/.git"), true)
+                .path()
+                .map(str::to_string)
+        }
+        Some(Found::Bare(d)) => Some(d),
+    })
+}
+
+/// Whether a path lies under some repository's `.git/modules` or
+/// `.git/worktrees` (a submodule's or a linked worktree's git directory).
+fn module_or_worktree_dir(p: &str) -> bool {
+    let segs: Vec<&str> = p.split('/').collect();
+    segs.windows(2)
+        .any(|w| w[0] == ".git" && matches!(w[1], "modules" | "worktrees"))
+}
+
+/// Whether git run in `effective_dir` opens the project's own repository
+/// (§15.5, §15.17): after `-C`/`cd` (already in `effective_dir`), an
+/// explicit `--git-dir`/`GIT_DIR` (`git_dir_override`, relative to the
+/// effective directory), and git's discovery upwards from the *physical*
+/// effective directory. Trusted: no repository at all (git fails), the
+/// project's own `.git` — a real directory at the project root or above it
+/// (a monorepo) — a linked worktree or submodule checkout whose gitfile
+/// points outside the project's content or into its own `.git`, and a
+/// submodule's git directory under it. Not trusted (the reason): a `.git`
+/// symlink in the project, a gitfile pointing into the project's content, a
+/// nested repository below the project root, a bare repository inside the
+/// project, a repository outside the project, anything that cannot be
+/// inspected.
+pub fn repo_is_trusted(
+    fs: &dyn Fs,
+    effective_dir: &str,
+    project_dir: &str,
+    git_dir_override: Option<&str>,
+) -> Result<(), String> {
+    let Kernel::Path(kp) = resolve::kernel(fs, project_dir, true) else {
+        return Err(format!("{project_dir} cannot be resolved"));
+    };
+    let Kernel::Path(ke) = resolve::kernel(fs, effective_dir, true) else {
+        return Err(format!("{effective_dir} cannot be resolved"));
+    };
+    let own_dotgit = format!("{}/.git", kp.trim_end_matches('/'));
+    if let Some(gd) = git_dir_override {
+        let Kernel::Path(kg) = resolve::kernel(fs, &resolve::join_raw(&ke, gd), true) else {
+            return Err(format!("the git directory {gd} cannot be resolved"));
+        };
+        let own = own_git_dir(fs, &kp)?;
+        return match own {
+            Some(o) if kg == o || within(&kg, &format!("{o}/modules"), false) => Ok(()),
+            _ => Err(format!(
+                "the git directory {kg} is not the project's own repository"
+            )),
+        };
+    }
+    let inside = |p: &str| within(p, &kp, false);
+    let above = |p: &str| p != kp && within(&kp, p, false);
+    match discover(fs, &ke)? {
+        None => Ok(()),
+        Some(Found::Dir(d)) => {
+            if d == kp || above(&d) {
+                Ok(())
+            } else if inside(&d) {
+                Err(format!("{d} is a repository nested in the project"))
+            } else {
+                Err(format!("{d} is a repository outside the project"))
+            }
+        }
+        Some(Found::Link(d)) => {
+            if above(&d) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{d}/.git is a symbolic link: the repository is project content"
+                ))
+            }
+        }
+        Some(Found::File { at, gitdir }) => {
+            let into_content = inside(&gitdir) && !within(&gitdir, &own_dotgit, false);
+            if into_content {
+                return Err(format!(
+                    "the gitfile {at}/.git points into the project's content ({gitdir})"
+                ));
+            }
+            if at == kp || above(&at) {
+                // The project is a linked worktree or a submodule checkout.
+                return Ok(());
+            }
+            if inside(&at) {
+                // A submodule checkout below the project: its git directory
+                // must be a submodule's (or worktree's) git directory.
+                if within(&gitdir, &own_dotgit, false) || module_or_worktree_dir(&gitdir) {
+                    return Ok(());
+                }
+                return Err(format!(
+                    "the gitfile {at}/.git points to {gitdir}, not a submodule's git directory"
+                ));
+            }
+            Err(format!("{at} is a repository outside the project"))
+        }
+        Some(Found::Bare(d)) => {
+            if within(&d, &own_dotgit, false) || module_or_worktree_dir(&d) && inside(&d) {
+                Ok(())
+            } else if inside(&d) {
+                Err(format!("{d} is a bare repository inside the project"))
+            } else {
+                Err(format!("{d} is a git directory outside the project"))
+            }
+        }
+    }
+}
+
+/// The index file of the repository git opens in `cwd` (`None`: no
+/// repository, a bare one, or anything unreadable).
+pub fn index_file(fs: &dyn Fs, cwd: &str) -> Option<String> {
+    let Kernel::Path(k) = resolve::kernel(fs, cwd, true) else {
+        return None;
+    };
+    match discover(fs, &k).ok()?? {
+        Found::Dir(d) => Some(format!("{}/.git/index", d.trim_end_matches('/'))),
+        Found::File { gitdir, .. } => Some(format!("{gitdir}/index")),
+        Found::Link(d) => Some(format!("{}/.git/index", d.trim_end_matches('/'))),
+        Found::Bare(_) => None,
+    }
+}
+
+/// The repository root (work tree top) git opens in `cwd`, if any.
+pub fn work_tree(fs: &dyn Fs, cwd: &str) -> Option<String> {
+    let Kernel::Path(k) = resolve::kernel(fs, cwd, true) else {
+        return None;
+    };
+    match discover(fs, &k).ok()?? {
+        Found::Dir(d) | Found::Link(d) | Found::File { at: d, .. } => Some(d),
+        Found::Bare(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::OsFs;
+    use std::fs;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn internals() {
+        for p in [
+            "/p/.git/config",
+            "/p/.git/hooks/pre-commit",
+            "/p/.git/hooks",
+            "/p/.git/info/attributes",
+            "/p/.git/modules/lib/config",
+            "/p/.git/modules/a/b/hooks/post-checkout",
+            "/p/.git/worktrees/w/config.worktree",
+            "/p/.git/worktrees/w/commondir",
+            "/p/vendor/x/.git/config",
+            "/p/bare.git/hooks/update",
+            "/p/bare.git/config",
+            "/p/.git",
+            "/p/sub/.git",
+            "/p/.git/objects/info/alternates",
+        ] {
+            assert!(is_git_internal(p, false), "{p}");
+        }
+        for p in [
+            "/p/.gitignore",
+            "/p/.github/workflows/ci.yml",
+            "/p/.git/refs/heads/main",
+            "/p/src/config",
+            "/p/.git/COMMIT_EDITMSG",
+            "/p/my.git.txt",
+        ] {
+            assert!(!is_git_internal(p, false), "{p}");
+        }
+        assert!(is_git_internal("/p/.GIT/Config", true));
+        assert!(!is_git_internal("/p/.GIT/Config", false));
+    }
+
+    #[test]
+    fn config_file() {
+        let w = |s: &str| s.split(' ').map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            git_config_file(&w("--global user.name x"), "/p", "/h"),
+            Some("/h/.gitconfig".into())
+        );
+        assert_eq!(
+            git_config_file(&w("--system core.x y"), "/p", "/h"),
+            Some("/etc/gitconfig".into())
+        );
+        assert_eq!(
+            git_config_file(&w("--file ../x.cfg a.b c"), "/p/q", "/h"),
+            Some("/p/x.cfg".into())
+        );
+        assert_eq!(
+            git_config_file(&w("-f/tmp/c a.b c"), "/p", "/h"),
+            Some("/tmp/c".into())
+        );
+        assert_eq!(git_config_file(&w("user.name x"), "/p", "/h"), None);
+    }
+
+    fn git_init(dir: &str) {
+        fs::create_dir_all(format!("{dir}/.git/objects")).unwrap();
+        fs::create_dir_all(format!("{dir}/.git/refs")).unwrap();
+        fs::write(format!("{dir}/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    }
+
+    #[test]
+    fn trust() {
+        let t = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(t.path()).unwrap();
+        let r = root.to_str().unwrap();
+        let p = format!("{r}/mono/proj");
+        fs::create_dir_all(format!("{p}/src")).unwrap();
+        // No repository anywhere: git fails, nothing runs.
+        assert_eq!(repo_is_trusted(&OsFs, &p, &p, None), Ok(()));
+        // The monorepo above the project is the user's own.
+        git_init(&format!("{r}/mono"));
+        assert_eq!(
+            repo_is_trusted(&OsFs, &format!("{p}/src"), &p, None),
+            Ok(())
+        );
+        // The project's own .git.
+        git_init(&p);
+        assert_eq!(
+            repo_is_trusted(&OsFs, &format!("{p}/src"), &p, None),
+            Ok(())
+        );
+        // A nested repository below the project root.
+        git_init(&format!("{p}/vendor/evil"));
+        assert!(repo_is_trusted(&OsFs, &format!("{p}/vendor/evil"), &p, None).is_err());
+        assert!(repo_is_trusted(&OsFs, &format!("{p}/vendor/evil/x"), &p, None).is_err());
+        // A bare repository inside the project.
+        fs::create_dir_all(format!("{p}/b.git/objects")).unwrap();
+        fs::create_dir_all(format!("{p}/b.git/refs")).unwrap();
+        fs::write(format!("{p}/b.git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        assert!(repo_is_trusted(&OsFs, &format!("{p}/b.git"), &p, None).is_err());
+        // A gitfile pointing into the project's content.
+        fs::create_dir_all(format!("{p}/sub")).unwrap();
+        fs::write(format!("{p}/sub/.git"), "gitdir: ../b.git\n").unwrap();
+        assert!(repo_is_trusted(&OsFs, &format!("{p}/sub"), &p, None).is_err());
+        // A submodule checkout whose git dir is under .git/modules.
+        fs::create_dir_all(format!("{p}/.git/modules/lib/objects")).unwrap();
+        fs::create_dir_all(format!("{p}/lib")).unwrap();
+        fs::write(format!("{p}/lib/.git"), "gitdir: ../.git/modules/lib\n").unwrap();
+        assert_eq!(
+            repo_is_trusted(&OsFs, &format!("{p}/lib"), &p, None),
+            Ok(())
+        );
+        // A .git symlink at the project root.
+        let q = format!("{r}/q");
+        fs::create_dir_all(&q).unwrap();
+        git_init(&format!("{r}/elsewhere"));
+        symlink(format!("{r}/elsewhere/.git"), format!("{q}/.git")).unwrap();
+        assert!(repo_is_trusted(&OsFs, &q, &q, None).is_err());
+        // An effective directory that is a link out of the project.
+        symlink(format!("{r}/elsewhere"), format!("{p}/out")).unwrap();
+        assert!(repo_is_trusted(&OsFs, &format!("{p}/out"), &p, None).is_err());
+        // --git-dir: the project's own, or another.
+        assert_eq!(repo_is_trusted(&OsFs, &p, &p, Some(".git")), Ok(()));
+        assert!(repo_is_trusted(&OsFs, &p, &p, Some("b.git")).is_err());
+        assert_eq!(
+            index_file(&OsFs, &format!("{p}/src")),
+            Some(format!("{p}/.git/index"))
+        );
+        assert_eq!(work_tree(&OsFs, &format!("{p}/src")), Some(p.clone()));
+    }
+}

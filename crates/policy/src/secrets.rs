@@ -1,0 +1,670 @@
+//! Secret-looking files (SPEC §8.3, §15.3, §15.19): the names, and every
+//! shape in which a reader may name one — a path (lexical and resolved), a
+//! glob, a git pathspec or revision path, a search filter.
+//!
+//! Reading a secret inside the project still deserves a human's look: a
+//! command that names one is never safe (§8.3). Comparisons are
+//! case-insensitive on every OS (`.ENV` looks as secret as `.env`).
+
+use shellgate_shell::paths;
+
+use crate::candidates::{Scope, Touch};
+use crate::fs::Fs;
+use crate::resolve::{self, glob_match_any, has_glob, Kernel, Pattern};
+
+/// Secret file names, as lowercase glob patterns over a base name.
+/// (`id_*` is handled by [`is_secret_name`]: key files, not `id_utils.py`.)
+pub const SECRET_NAMES: &[&str] = &[
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    ".netrc",
+    "_netrc",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    "credentials",
+    "credentials.json",
+    "secrets.*",
+    "*.kdbx",
+    ".vault-token",
+    "*.tfstate",
+    "*.tfstate.*",
+    ".pgpass",
+    ".my.cnf",
+    "*.jks",
+    "*.keystore",
+    ".htpasswd",
+    ".envrc",
+    "*.tfvars",
+    "*.tfvars.json",
+    "*.ppk",
+    ".dev.vars",
+    "*.gpg",
+    "secring.*",
+    ".s3cfg",
+    "service-account*.json",
+    ".dockercfg",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    "id_xmss*",
+];
+
+/// Directories whose whole content is secret (public keys excepted).
+pub const SECRET_DIRS: &[&[&str]] = &[
+    &[".ssh"],
+    &[".aws"],
+    &[".gnupg"],
+    &[".azure"],
+    &[".config", "gcloud"],
+];
+
+/// Files secret by their last segments (the last one a lowercase glob).
+pub const SECRET_SUFFIXES: &[&[&str]] = &[
+    &[".kube", "config"],
+    &[".docker", "config.json"],
+    &[".config", "gh", "hosts.yml"],
+    &[".terraform.d", "credentials.tfrc.json"],
+    &[".cargo", "credentials*"],
+];
+
+/// File extensions that make an `id_…` name ordinary source or data
+/// (`id_utils.py`, `id_map.json`) rather than a private key.
+const ORDINARY_EXTENSIONS: &[&str] = &[
+    "txt", "md", "rst", "json", "jsonl", "yaml", "yml", "toml", "xml", "csv", "tsv", "log", "ini",
+    "cfg", "conf", "lock", "rs", "py", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "c", "h",
+    "cc", "cpp", "hpp", "java", "kt", "rb", "php", "sh", "bash", "zsh", "ps1", "sql", "html",
+    "css", "scss", "vue", "svelte", "png", "jpg", "jpeg", "gif", "svg", "pdf", "wasm", "so",
+    "dylib", "dll", "exe", "o", "a", "swift", "cs", "fs", "ex", "exs", "erl", "hs", "ml", "scala",
+    "dart", "lua", "r", "pl", "pm", "snap", "proto", "graphql",
+];
+
+/// Whether a base name looks like a secret (§8.3, §15.3, §15.19). A public
+/// key (`*.pub`) never does.
+pub fn is_secret_name(name: &str) -> bool {
+    let n = name.to_lowercase();
+    if n.is_empty() || n.ends_with(".pub") {
+        return false;
+    }
+    if let Some(rest) = n.strip_prefix("id_") {
+        // Any `id_*` key file (`id_rsa`, `id_work`, `id_github.old`) but
+        // not source or data named `id_…` with an ordinary extension.
+        return !rest.is_empty()
+            && !rest
+                .rsplit_once('.')
+                .is_some_and(|(_, ext)| ORDINARY_EXTENSIONS.contains(&ext));
+    }
+    static NAMES: std::sync::OnceLock<Vec<Pattern>> = std::sync::OnceLock::new();
+    let chars: Vec<char> = n.chars().collect();
+    NAMES
+        .get_or_init(|| SECRET_NAMES.iter().map(|g| Pattern::new(g)).collect())
+        .iter()
+        .any(|p| p.matches_chars(&chars))
+}
+
+/// Whether a path (absolute or relative, `/`-separated) names a secret: its
+/// base name, a secret store it lies in (`.ssh/`, `.aws/`, …, public keys
+/// excepted), or a secret file by its last segments (`.kube/config`).
+pub fn is_secret_path(path: &str) -> bool {
+    let lower = path.to_lowercase();
+    let segs: Vec<&str> = lower
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    let Some(last) = segs.last() else {
+        return false;
+    };
+    if is_secret_name(last) {
+        return true;
+    }
+    if last.ends_with(".pub") {
+        return false;
+    }
+    for dir in SECRET_DIRS {
+        if segs.windows(dir.len()).any(|w| w == *dir) {
+            return true;
+        }
+    }
+    for suffix in SECRET_SUFFIXES {
+        if segs.len() >= suffix.len() {
+            let tail = &segs[segs.len() - suffix.len()..];
+            let n = suffix.len() - 1;
+            if tail[..n] == suffix[..n] && glob_match_any(suffix[n], tail[n], false) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Whether a glob **segment** could match a secret name (used when the
+/// directory cannot be listed). `dot_rule`: bash's pathname expansion (a
+/// leading `.` must be literal); false for git pathspecs and search
+/// filters, whose `*` matches dot-names.
+pub fn segment_could_be_secret(seg: &str, dot_rule: bool) -> bool {
+    /// Each secret glob with, when it ends with a wildcard, the forms it is
+    /// really compared in ([`comparable`]).
+    type Compiled = Vec<(Pattern, Vec<Pattern>)>;
+    static SECRETS: std::sync::OnceLock<Compiled> = std::sync::OnceLock::new();
+    let secrets = SECRETS.get_or_init(|| {
+        let dirs = [
+            ".ssh",
+            ".aws",
+            ".gnupg",
+            ".azure",
+            ".kube",
+            ".docker",
+            ".terraform.d",
+            ".cargo",
+        ];
+        SECRET_NAMES
+            .iter()
+            .chain(dirs.iter())
+            .map(|n| {
+                let p = Pattern::new(n);
+                let forms = if p.ends_with_star() {
+                    comparable(n).iter().map(|c| Pattern::new(c)).collect()
+                } else {
+                    Vec::new()
+                };
+                (p, forms)
+            })
+            .collect()
+    });
+    let seg = Pattern::new(&seg.to_lowercase());
+    secrets.iter().any(|(secret, forms)| {
+        seg.intersects(secret, dot_rule)
+            && (forms.is_empty() || forms.iter().any(|f| seg.intersects(f, dot_rule)))
+    })
+}
+
+/// Suffixes a secret file name carries after its stem (`.env.local`,
+/// `secrets.yaml`, `id_rsa.old`), for comparing patterns.
+const SECRET_SUFFIXES_SEEN: &[&str] = &[
+    "local",
+    "production",
+    "prod",
+    "development",
+    "dev",
+    "staging",
+    "test",
+    "example",
+    "sample",
+    "template",
+    "old",
+    "bak",
+    "backup",
+    "orig",
+    "json",
+    "yml",
+    "yaml",
+    "toml",
+    "env",
+    "txt",
+    "ini",
+    "cfg",
+    "conf",
+    "xml",
+    "properties",
+    "gpg",
+    "asc",
+    "enc",
+    "pgp",
+];
+
+/// A secret glob in the forms compared with other patterns: a trailing
+/// wildcard (`secrets.*`, `.env.*`, `id_rsa*`) becomes the stem and the
+/// stem with the suffixes secrets really carry — so that `*.rs` does not
+/// "match" `secrets.rs` or `id_rsa.rs`; a leading one (`*.pem`) stays.
+fn comparable(glob: &str) -> Vec<String> {
+    let (stem, sep) = if let Some(s) = glob.strip_suffix(".*") {
+        (s, ".")
+    } else if let Some(s) = glob.strip_suffix('*') {
+        (s, ".")
+    } else {
+        return vec![glob.to_string()];
+    };
+    std::iter::once(stem.to_string())
+        .chain(
+            SECRET_SUFFIXES_SEEN
+                .iter()
+                .map(|x| format!("{stem}{sep}{x}")),
+        )
+        .collect()
+}
+
+/// Whether the absolute glob pattern `pattern` (quoted metacharacters
+/// escaped) names a secret: a match of its expansion (bash's rules,
+/// bounded) is secret by its written or its resolved path; or, where a
+/// directory cannot be listed or the expansion is cut short, a glob
+/// segment could match a secret name.
+pub fn glob_names_secret(fs: &dyn Fs, pattern: &str, ci: bool) -> bool {
+    if is_secret_path(&resolve::static_dir(pattern)) {
+        return true;
+    }
+    let exp = resolve::expand(fs, pattern, ci);
+    for (m, _) in &exp.matches {
+        if is_secret_path(&paths::normalize(m)) {
+            return true;
+        }
+        if let Kernel::Path(k) = resolve::kernel(fs, m, true) {
+            if is_secret_path(&k) {
+                return true;
+            }
+        }
+    }
+    if !exp.complete {
+        return pattern
+            .split('/')
+            .filter(|s| has_glob(s))
+            .any(|s| segment_could_be_secret(s, true));
+    }
+    false
+}
+
+/// Whether a touch names a secret: its lexical path, its kernel path
+/// (`notes.txt -> ~/.ssh/id_rsa`), or for a glob what it expands to.
+pub fn touch_names_secret(fs: &dyn Fs, t: &Touch, ci: bool) -> bool {
+    match t.scope {
+        Scope::Glob { .. } => is_secret_path(&t.path) || glob_names_secret(fs, &t.raw, ci),
+        Scope::Exact | Scope::Prefix => {
+            if is_secret_path(&t.path) {
+                return true;
+            }
+            match resolve::kernel(fs, &t.raw, t.follow) {
+                Kernel::Path(k) => is_secret_path(&k),
+                // Unresolvable is outside everything already; it names no
+                // secret we can see.
+                Kernel::Unresolvable => false,
+            }
+        }
+    }
+}
+
+/// Whether a git pathspec or revision path names a secret, given the raw
+/// word as the program sees it: `.env`, `config/.env`, `HEAD:.env`,
+/// `HEAD~2:app/.env`, `:2:.env`, `:.env`, `:(glob)**/.env`, `:!x`,
+/// `-L1,5:.env`, `-L:func:.env` (and the value `1,5:.env` of a separate
+/// `-L`), glob pathspecs (`'*.pem'`, whose `*` crosses `/` and matches
+/// dot-names).
+pub fn pathspec_names_secret(word: &str) -> bool {
+    let w = word.strip_prefix("-L").unwrap_or(word);
+    let mut candidates: Vec<&str> = vec![w];
+    for (i, c) in w.char_indices() {
+        if c == ':' {
+            candidates.push(&w[i + 1..]);
+        }
+    }
+    candidates.into_iter().any(|c| {
+        // Pathspec magic: `:(top,glob)path`, `:!path`, `:^path`, `:/path`.
+        let mut c = c;
+        if let Some(rest) = c.strip_prefix("(") {
+            c = rest.split_once(')').map_or(rest, |(_, r)| r);
+        }
+        let c = c.trim_start_matches(['!', '^', '/']);
+        if c.is_empty() {
+            return false;
+        }
+        if is_secret_path(c) {
+            return true;
+        }
+        let last = c.rsplit('/').next().unwrap_or(c);
+        c.split('/').any(has_glob) && targets_secrets(last)
+    })
+}
+
+/// Whether a file-selecting filter value (`--include=.env*`,
+/// `-g '*.tfstate'`, `--glob`, `--iglob`) applied below `dir` selects a
+/// secret: a negated filter (`!*.lock`) selects nothing; braces are
+/// expanded; the last segment is compared with the secret names (filters
+/// match dot-names). A filter below a secret store selects secrets.
+pub fn filter_selects_secret(pattern: &str, dir: &str) -> bool {
+    if pattern.starts_with('!') {
+        return false;
+    }
+    if is_secret_path(dir) {
+        return true;
+    }
+    brace_expand(pattern, 64).iter().any(|p| {
+        if is_secret_path(p) {
+            return true;
+        }
+        let last = p.trim_end_matches('/').rsplit('/').next().unwrap_or(p);
+        targets_secrets(last)
+    })
+}
+
+/// Whether a filter or pathspec glob segment *targets* secrets: a name it
+/// typically matches is a secret name (`.env*`, `*.tfstate`, `id_*`,
+/// `*.{pem,key}`), or it is aimed at dot-names and could match a secret
+/// one (`.e*`, `.[e]nv`). A broad filter (`*`, `*.json`, `*.txt`) narrows a
+/// search no more than a recursive read, which is not a secret read.
+pub fn targets_secrets(seg: &str) -> bool {
+    if seg.starts_with('.') || seg.starts_with("\\.") {
+        return segment_could_be_secret(seg, false);
+    }
+    samples(seg).iter().any(|n| is_secret_name(n))
+}
+
+/// A few names a glob segment matches: each `*` as nothing, as `x` and as
+/// `example`; each `?` as `x`; each bracket as its first member.
+fn samples(seg: &str) -> Vec<String> {
+    ["", "x", "example"]
+        .iter()
+        .map(|fill| {
+            let mut out = String::new();
+            let mut chars = seg.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '*' => out.push_str(fill),
+                    '?' => out.push('x'),
+                    '\\' => {
+                        if let Some(n) = chars.next() {
+                            out.push(n);
+                        }
+                    }
+                    '[' => {
+                        let mut first: Option<char> = None;
+                        let mut neg = false;
+                        let mut closed = false;
+                        let mut n = 0usize;
+                        for d in chars.by_ref() {
+                            if n == 0 && (d == '!' || d == '^') {
+                                neg = true;
+                                n += 1;
+                                continue;
+                            }
+                            if d == ']' && n > usize::from(neg) {
+                                closed = true;
+                                break;
+                            }
+                            if first.is_none() {
+                                first = Some(d);
+                            }
+                            n += 1;
+                        }
+                        match (closed, neg, first) {
+                            (true, false, Some(f)) => out.push(f),
+                            (true, true, _) => out.push('x'),
+                            _ => out.push('['),
+                        }
+                    }
+                    c => out.push(c),
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// Expand `{a,b}` alternatives (nested, bounded to `limit` results; past
+/// the bound the rest is kept unexpanded, which only widens the match).
+fn brace_expand(p: &str, limit: usize) -> Vec<String> {
+    let Some(open) = p.find('{') else {
+        return vec![p.to_string()];
+    };
+    // Matching close brace.
+    let mut depth = 0;
+    let mut close = None;
+    for (i, c) in p[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(open + i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(close) = close else {
+        return vec![p.to_string()];
+    };
+    let inner = &p[open + 1..close];
+    let mut alts = Vec::new();
+    let (mut depth, mut from) = (0, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                alts.push(&inner[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    alts.push(&inner[from..]);
+    let mut out = Vec::new();
+    for a in alts {
+        let joined = format!("{}{}{}", &p[..open], a, &p[close + 1..]);
+        for e in brace_expand(&joined, limit) {
+            if out.len() >= limit {
+                out.push(p.to_string());
+                return out;
+            }
+            out.push(e);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::OsFs;
+
+    #[test]
+    fn names() {
+        for n in [
+            ".env",
+            ".env.local",
+            ".ENV",
+            "server.pem",
+            "id_rsa",
+            "id_ed25519",
+            "id_dsa",
+            "id_work",
+            "id_rsa.old",
+            "credentials",
+            "terraform.tfstate",
+            "terraform.tfstate.backup",
+            "prod.auto.tfvars",
+            "x.tfvars",
+            ".envrc",
+            "key.ppk",
+            ".dev.vars",
+            "_netrc",
+            "backup.gpg",
+            "secring.gpg",
+            ".s3cfg",
+            "service-account-prod.json",
+            ".vault-token",
+            ".pgpass",
+            ".my.cnf",
+            "release.jks",
+            "app.keystore",
+            ".htpasswd",
+        ] {
+            assert!(is_secret_name(n), "{n}");
+        }
+        for n in [
+            "id_rsa.pub",
+            "id_utils.py",
+            "id_map.json",
+            "README.md",
+            "main.rs",
+            "env.rs",
+            "environment.txt",
+            "key.rs",
+            "id_",
+        ] {
+            assert!(!is_secret_name(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn paths() {
+        for p in [
+            "/h/.ssh/config",
+            "/h/.ssh/known_hosts",
+            "/h/.ssh",
+            "/h/.aws/credentials",
+            "/h/.aws/config",
+            "/h/.kube/config",
+            "/h/.docker/config.json",
+            "/h/.config/gh/hosts.yml",
+            "/h/.config/gcloud/application_default_credentials.json",
+            "/h/.gnupg/pubring.kbx",
+            "/h/.azure/msal_token_cache.json",
+            "/h/.terraform.d/credentials.tfrc.json",
+            "/h/.cargo/credentials.toml",
+            "/h/.cargo/credentials",
+            "proj/.env",
+        ] {
+            assert!(is_secret_path(p), "{p}");
+        }
+        for p in [
+            "/h/.ssh/id_rsa.pub",
+            "/h/.kube/cache/x",
+            "/h/.docker/buildx",
+            "/h/.config/gh/config.yml",
+            "/h/.cargo/config.toml",
+            "/h/p/src/main.rs",
+        ] {
+            assert!(!is_secret_path(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn pathspecs() {
+        for w in [
+            ".env",
+            "HEAD:.env",
+            "HEAD~2:app/.env",
+            ":2:.env",
+            ":.env",
+            "-L1,5:.env",
+            "1,5:.env",
+            "-L:main:.env",
+            ":(glob)**/.env",
+            "*.pem",
+            ":!*.tfstate",
+            "config/.e*",
+        ] {
+            assert!(pathspec_names_secret(w), "{w}");
+        }
+        for w in [
+            "src/main.rs",
+            "HEAD",
+            "HEAD:README.md",
+            "-L1,5:src/lib.rs",
+            "*.rs",
+            ":",
+            "*.json",
+            "config/*",
+        ] {
+            assert!(!pathspec_names_secret(w), "{w}");
+        }
+    }
+
+    #[test]
+    fn filters() {
+        for f in [
+            ".env*",
+            "*.tfstate",
+            "*.{pem,rs}",
+            "**/*.key",
+            "id_*",
+            ".e*",
+            ".[e]nv",
+            "credentials*",
+            "*.PEM",
+            "secrets.*",
+            "service-account*.json",
+        ] {
+            assert!(filter_selects_secret(f, "/p"), "{f}");
+        }
+        for f in [
+            "*.rs",
+            "!*.env",
+            "src/**/*.ts",
+            "*.{js,ts}",
+            "Cargo.toml",
+            "*",
+            "*.json",
+            "*.txt",
+            "*.yml",
+            "*/",
+        ] {
+            assert!(!filter_selects_secret(f, "/p"), "{f}");
+        }
+
+        assert!(filter_selects_secret("*.rs", "/h/.ssh"));
+    }
+
+    #[test]
+    fn globs_list_the_directory() {
+        let t = tempfile::tempdir().unwrap();
+        let d = std::fs::canonicalize(t.path()).unwrap();
+        let d = d.to_str().unwrap();
+        for f in [".env", "a.txt", "notes.md"] {
+            std::fs::write(format!("{d}/{f}"), "x").unwrap();
+        }
+        assert!(glob_names_secret(&OsFs, &format!("{d}/.e*"), false));
+        assert!(glob_names_secret(&OsFs, &format!("{d}/.[e]nv"), false));
+        assert!(!glob_names_secret(&OsFs, &format!("{d}/*"), false));
+        assert!(!glob_names_secret(&OsFs, &format!("{d}/*.txt"), false));
+        // A link with an ordinary name leading to a secret.
+        std::fs::create_dir(format!("{d}/sub")).unwrap();
+        std::fs::write(format!("{d}/sub/id_rsa"), "k").unwrap();
+        std::os::unix::fs::symlink(format!("{d}/sub/id_rsa"), format!("{d}/notes.txt")).unwrap();
+        assert!(glob_names_secret(&OsFs, &format!("{d}/*.txt"), false));
+        // Nothing there: bash keeps the word as it is.
+        assert!(!glob_names_secret(
+            &OsFs,
+            &format!("{d}/nosuch/*.e*"),
+            false
+        ));
+    }
+
+    #[test]
+    fn unlistable_directories_fall_back_to_the_pattern() {
+        struct NoList;
+        impl Fs for NoList {
+            fn lstat(&self, _: &str) -> std::io::Result<crate::fs::FileKind> {
+                Ok(crate::fs::FileKind::Dir)
+            }
+            fn stat(&self, _: &str) -> std::io::Result<crate::fs::FileKind> {
+                Ok(crate::fs::FileKind::Dir)
+            }
+            fn read_link(&self, _: &str) -> std::io::Result<std::path::PathBuf> {
+                Err(std::io::ErrorKind::InvalidInput.into())
+            }
+            fn read_dir(&self, _: &str) -> std::io::Result<Vec<String>> {
+                Err(std::io::ErrorKind::PermissionDenied.into())
+            }
+        }
+        assert!(glob_names_secret(&NoList, "/p/.e*", false));
+        assert!(glob_names_secret(&NoList, "/p/.[e]nv", false));
+        assert!(glob_names_secret(&NoList, "/p/*", false));
+        assert!(glob_names_secret(&NoList, "/p/*.pem", false));
+        assert!(!glob_names_secret(&NoList, "/p/*.rs", false));
+        assert!(!glob_names_secret(&NoList, "/p/[.]env", false));
+    }
+
+    #[test]
+    fn braces() {
+        assert_eq!(brace_expand("*.{a,b}", 8), vec!["*.a", "*.b"]);
+        assert_eq!(brace_expand("x", 8), vec!["x"]);
+        assert_eq!(brace_expand("{a,{b,c}}d", 8), vec!["ad", "bd", "cd"]);
+        assert_eq!(brace_expand("{a", 8), vec!["{a"]);
+    }
+}
