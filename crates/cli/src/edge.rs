@@ -200,10 +200,7 @@ fn write_support(path: &Path, key: &str, ok: bool) {
         return;
     }
     let tmp = dir.join(format!(".sandbox-support.{}", std::process::id()));
-    let text = format!(
-        "{key}\n{}\n",
-        if ok { "supported" } else { "unsupported" }
-    );
+    let text = format!("{key}\n{}\n", if ok { "supported" } else { "unsupported" });
     if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, path).is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
@@ -513,7 +510,7 @@ impl Fs for CallFs {
             return give(&known);
         }
         let r = keep(OsFs.lstat(path));
-        self.with(|f| f.lstat.insert(path.to_string(), r.clone()));
+        self.with(|f| f.lstat.insert(path.to_string(), r));
         give(&r)
     }
 
@@ -526,7 +523,7 @@ impl Fs for CallFs {
             Ok(FileKind::Symlink) => keep(OsFs.stat(path)),
             other => keep(other),
         };
-        self.with(|f| f.stat.insert(path.to_string(), r.clone()));
+        self.with(|f| f.stat.insert(path.to_string(), r));
         give(&r)
     }
 

@@ -30,9 +30,9 @@ pub mod gemini;
 pub mod host_proc;
 mod reasons;
 
-use std::io::Write;
 #[cfg(not(unix))]
 use std::io::Read;
+use std::io::Write;
 use std::panic::AssertUnwindSafe;
 #[cfg(not(unix))]
 use std::sync::mpsc;
@@ -416,7 +416,9 @@ fn read_stdin() -> std::result::Result<Vec<u8>, String> {
             if e.kind() == std::io::ErrorKind::Interrupted {
                 continue;
             }
-            return Err(format!("shellgate: cannot read the hook event from stdin: {e}"));
+            return Err(format!(
+                "shellgate: cannot read the hook event from stdin: {e}"
+            ));
         }
         if r == 0 {
             continue; // the time check above ends it
@@ -428,7 +430,9 @@ fn read_stdin() -> std::result::Result<Vec<u8>, String> {
             if e.kind() == std::io::ErrorKind::Interrupted {
                 continue;
             }
-            return Err(format!("shellgate: cannot read the hook event from stdin: {e}"));
+            return Err(format!(
+                "shellgate: cannot read the hook event from stdin: {e}"
+            ));
         }
         if n == 0 {
             return Ok(buf);

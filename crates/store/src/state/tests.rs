@@ -535,10 +535,7 @@ fn short_lived_connections_keep_the_wal_small() {
         largest = largest.max(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0));
     }
     // Without the checkpoint the WAL reached about 3.5 MB here.
-    assert!(
-        largest <= 320 * 1024,
-        "the WAL grew to {largest} bytes"
-    );
+    assert!(largest <= 320 * 1024, "the WAL grew to {largest} bytes");
     let db = StateDb::open(&path).unwrap();
     let all = db.recent_decisions(1000).unwrap();
     assert_eq!(all.len(), 400);
