@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{bail, Context as _, Result};
 use shellgate_policy::config::{load_user_safe_verbs, PolicyConfig};
 use shellgate_policy::decision::{self, Context, Policy};
-use shellgate_policy::fs::OsFs;
+use shellgate_policy::fs::{FileKind, Fs, OsFs};
 use shellgate_policy::{Audience, Channel, Os};
 use shellgate_store::state::{is_valid_session_id, SessionRecord, StateDb};
 use shellgate_store::{StoreCache, StoreLookups};
@@ -70,9 +70,15 @@ fn absolute(p: &Path) -> PathBuf {
 /// Load policy.toml and the user safe-verb files (a malformed safe-verb
 /// file is a warning; a malformed policy is an error).
 pub fn load_policy(homes: &Homes) -> Result<Policy> {
+    load_policy_for(homes, &[Os::Linux, Os::Macos, Os::Windows])
+}
+
+/// [`load_policy`] with the user safe-verb files of `oses` only (a caller
+/// that evaluates for this host alone, like a hook, reads one file).
+pub fn load_policy_for(homes: &Homes, oses: &[Os]) -> Result<Policy> {
     let config = PolicyConfig::load(&homes.policy_path())?;
     let mut user = Vec::new();
-    for os in [Os::Linux, Os::Macos, Os::Windows] {
+    for &os in oses {
         let path = homes
             .gate
             .join("config")
@@ -89,18 +95,122 @@ pub fn load_policy(homes: &Homes) -> Result<Policy> {
     Ok(Policy::new(config, &user))
 }
 
-/// Whether this machine can confine commands (probed once per process;
-/// the probe forks a short-lived child).
-pub fn sandbox_supported() -> bool {
+/// Whether this machine can confine commands. The probe forks a child
+/// that enters namespaces (about half a millisecond), so its answer is
+/// kept in `state/sandbox-support` for [`SUPPORT_TTL`], keyed by what it
+/// depends on (see [`support_key`]); within a process it is asked once.
+///
+/// A stale "yes" fails closed: `shellgate sandbox` checks again before it
+/// confines anything and refuses to run the command when it cannot.
+pub fn sandbox_supported(homes: &Homes) -> bool {
     static SUPPORTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *SUPPORTED.get_or_init(|| shellgate_sandbox::support().is_ok())
+    *SUPPORTED.get_or_init(|| cached_support(homes))
+}
+
+/// How long a recorded probe answer is used.
+pub const SUPPORT_TTL: Duration = Duration::from_secs(600);
+
+fn cached_support(homes: &Homes) -> bool {
+    let Some(key) = support_key() else {
+        return shellgate_sandbox::support().is_ok();
+    };
+    let path = homes.gate.join("state").join("sandbox-support");
+    if let Some(known) = read_support(&path, &key) {
+        return known;
+    }
+    let ok = shellgate_sandbox::support().is_ok();
+    write_support(&path, &key, ok);
+    ok
+}
+
+/// What the probe's answer depends on: the running kernel (boot id and
+/// release), the user, and this program's version. `None` where there is
+/// nothing to key on (then every process probes).
+fn support_key() -> Option<String> {
+    #[cfg(target_os = "linux")]
+    {
+        let boot = read_small("/proc/sys/kernel/random/boot_id")?;
+        // SAFETY: uname fills a local struct; getuid has no preconditions.
+        let (release, uid) = unsafe {
+            let mut u: libc::utsname = std::mem::zeroed();
+            if libc::uname(&mut u) != 0 {
+                return None;
+            }
+            let release = std::ffi::CStr::from_ptr(u.release.as_ptr())
+                .to_string_lossy()
+                .into_owned();
+            (release, libc::getuid())
+        };
+        Some(format!(
+            "{} {release} {uid} {}",
+            boot.trim(),
+            env!("CARGO_PKG_VERSION")
+        ))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        None
+    }
+}
+
+/// A small file's text in one read (at most 4 KiB).
+fn read_small(path: impl AsRef<Path>) -> Option<String> {
+    read_small_from(&mut std::fs::File::open(path).ok()?)
+}
+
+fn read_small_from(f: &mut std::fs::File) -> Option<String> {
+    use std::io::Read;
+    let mut buf = [0u8; 4096];
+    let mut len = 0;
+    while len < buf.len() {
+        match f.read(&mut buf[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    String::from_utf8(buf[..len].to_vec()).ok()
+}
+
+fn read_support(path: &Path, key: &str) -> Option<bool> {
+    let mut f = std::fs::File::open(path).ok()?;
+    let age = f.metadata().ok()?.modified().ok()?.elapsed().ok()?;
+    if age > SUPPORT_TTL {
+        return None;
+    }
+    let text = read_small_from(&mut f)?;
+    let (k, v) = text.trim_end().rsplit_once('\n')?;
+    if k != key {
+        return None;
+    }
+    match v {
+        "supported" => Some(true),
+        "unsupported" => Some(false),
+        _ => None,
+    }
+}
+
+/// Record the probe's answer (best effort: written whole, then renamed).
+fn write_support(path: &Path, key: &str, ok: bool) {
+    let Some(dir) = path.parent() else {
+        return;
+    };
+    if !dir.is_dir() {
+        return;
+    }
+    let tmp = dir.join(format!(".sandbox-support.{}", std::process::id()));
+    let text = format!("{key}\n{}\n", if ok { "supported" } else { "unsupported" });
+    if std::fs::write(&tmp, text).is_ok() && std::fs::rename(&tmp, path).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
 }
 
 /// Offer the sandboxed allow (SPEC §18) to `policy`: for callers that run
 /// the rewritten command (`check` for its caller, `exec`, Claude Code's
 /// hook), when the kernel can confine and this executable can be found.
-pub fn offer_sandbox(policy: &mut Policy) {
-    if !sandbox_supported() {
+pub fn offer_sandbox(homes: &Homes, policy: &mut Policy) {
+    if !sandbox_supported(homes) {
         return;
     }
     if let Ok(exe) = std::env::current_exe() {
@@ -110,7 +220,7 @@ pub fn offer_sandbox(policy: &mut Policy) {
     }
 }
 
-/// Grants and one-time approvals, read from the store and the state db.
+/// Grants and one-time approvals, read from the store and the state.
 pub struct Edge {
     pub homes: Homes,
     pub store: StoreCache,
@@ -119,6 +229,12 @@ pub struct Edge {
     session: String,
     /// Whether one-time approvals are consumed (false for `decide`).
     pub consume_once: bool,
+    /// Session directories this process made sure exist.
+    session_dirs: std::collections::HashSet<String>,
+    /// File-system facts of the call under evaluation.
+    fs: &'static CallFs,
+    /// A session record the caller just read (saves reading it again).
+    recorded: Option<SessionRecord>,
 }
 
 impl Edge {
@@ -131,7 +247,16 @@ impl Edge {
             os: Os::host(),
             session: DEFAULT_SESSION.to_string(),
             consume_once: true,
+            session_dirs: std::collections::HashSet::new(),
+            fs: call_fs(),
+            recorded: None,
         }
+    }
+
+    /// Hand over a session record just read, for the next
+    /// [`build_context`] of that session.
+    pub fn remember_session(&mut self, rec: SessionRecord) {
+        self.recorded = Some(rec);
     }
 
     /// Open the state database if it exists (or `create`).
@@ -180,9 +305,12 @@ pub fn build_context(edge: &mut Edge, flags: &CallFlags) -> Result<Context<'stat
         .into());
     }
     let homes = edge.homes.clone();
-    let recorded: Option<SessionRecord> = match edge.db(false)? {
-        Some(db) => db.session(&session)?,
-        None => None,
+    let recorded: Option<SessionRecord> = match edge.recorded.take() {
+        Some(r) if r.id == session => Some(r),
+        _ => match edge.db(false)? {
+            Some(db) => db.session(&session)?,
+            None => None,
+        },
     };
     if let Some(rec) = &recorded {
         if let Some(ended) = &rec.ended_at {
@@ -245,12 +373,16 @@ pub fn build_context(edge: &mut Edge, flags: &CallFlags) -> Result<Context<'stat
         ),
     };
     let session_dir = homes.session_dir(&session);
-    // The session directory exists (created on demand).
-    if let Err(e) = std::fs::create_dir_all(&session_dir) {
-        bail!(
-            "cannot create the session directory {}: {e}",
-            session_dir.display()
-        );
+    // The session directory exists (created on demand; asked once per
+    // process and session, not once per command of a batch).
+    if !edge.session_dirs.contains(&session) {
+        if let Err(e) = ensure_dir(&session_dir) {
+            bail!(
+                "cannot create the session directory {}: {e}",
+                session_dir.display()
+            );
+        }
+        edge.session_dirs.insert(session.clone());
     }
     let os = flags.os.unwrap_or_else(Os::host);
     edge.set_call(&session, os);
@@ -263,8 +395,18 @@ pub fn build_context(edge: &mut Edge, flags: &CallFlags) -> Result<Context<'stat
         session_dir: shellgate_shell::paths::normalize(&session_dir.to_string_lossy()),
         home: homes.user.clone(),
         gate_home: homes.gate_str(),
-        fs: &OsFs,
+        fs: edge.fs,
     })
+}
+
+/// `mkdir -p` that costs one system call when the directory exists.
+pub fn ensure_dir(dir: &Path) -> std::io::Result<()> {
+    match std::fs::create_dir(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir_all(dir),
+        Err(e) => Err(e),
+    }
 }
 
 /// Absolute, normalized form of a directory given on the command line.
@@ -287,6 +429,7 @@ pub fn evaluate(
     req: &decision::Request,
     ctx: &Context,
 ) -> Result<decision::Decision> {
+    edge.fs.forget();
     let consume = edge.consume_once;
     let session = ctx.session.clone();
     let home = ctx.home.clone();
@@ -306,6 +449,120 @@ pub fn evaluate(
         fs: ctx.fs,
     };
     Ok(decision::evaluate(policy, req, ctx, &lookups))
+}
+
+/// The file-system facts of one call, each asked of the operating system
+/// once (issue 14: the policy asked about the same paths several times
+/// per call): `lstat` answers `stat` too unless the path is a symbolic
+/// link. [`evaluate`] forgets everything before each call, so a fact is
+/// never older than the call that uses it.
+#[derive(Default)]
+pub struct CallFs {
+    facts: std::sync::Mutex<Facts>,
+}
+
+type Fact<T> = std::result::Result<T, (std::io::ErrorKind, Option<i32>)>;
+
+#[derive(Default)]
+struct Facts {
+    lstat: std::collections::HashMap<String, Fact<FileKind>>,
+    stat: std::collections::HashMap<String, Fact<FileKind>>,
+    link: std::collections::HashMap<String, Fact<PathBuf>>,
+    dir: std::collections::HashMap<String, Fact<Vec<String>>>,
+    canonical: std::collections::HashMap<String, Fact<PathBuf>>,
+}
+
+fn keep<T>(r: std::io::Result<T>) -> Fact<T> {
+    r.map_err(|e| (e.kind(), e.raw_os_error()))
+}
+
+fn give<T: Clone>(f: &Fact<T>) -> std::io::Result<T> {
+    match f {
+        Ok(v) => Ok(v.clone()),
+        Err((_, Some(code))) => Err(std::io::Error::from_raw_os_error(*code)),
+        Err((kind, None)) => Err(std::io::Error::from(*kind)),
+    }
+}
+
+/// The process's [`CallFs`] (one for every [`Edge`]: a long-lived process
+/// such as `serve` makes an `Edge` per request and must not leak one each).
+fn call_fs() -> &'static CallFs {
+    static FS: std::sync::OnceLock<CallFs> = std::sync::OnceLock::new();
+    FS.get_or_init(CallFs::default)
+}
+
+impl CallFs {
+    /// Forget every fact (a new call starts).
+    pub fn forget(&self) {
+        if let Ok(mut f) = self.facts.lock() {
+            *f = Facts::default();
+        }
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&mut Facts) -> R) -> Option<R> {
+        self.facts.lock().ok().map(|mut g| f(&mut g))
+    }
+}
+
+impl Fs for CallFs {
+    fn lstat(&self, path: &str) -> std::io::Result<FileKind> {
+        if let Some(Some(known)) = self.with(|f| f.lstat.get(path).cloned()) {
+            return give(&known);
+        }
+        let r = keep(OsFs.lstat(path));
+        self.with(|f| f.lstat.insert(path.to_string(), r));
+        give(&r)
+    }
+
+    fn stat(&self, path: &str) -> std::io::Result<FileKind> {
+        if let Some(Some(known)) = self.with(|f| f.stat.get(path).cloned()) {
+            return give(&known);
+        }
+        // What is not a symbolic link is what it leads to.
+        let r = match self.lstat(path) {
+            Ok(FileKind::Symlink) => keep(OsFs.stat(path)),
+            other => keep(other),
+        };
+        self.with(|f| f.stat.insert(path.to_string(), r));
+        give(&r)
+    }
+
+    fn read_link(&self, path: &str) -> std::io::Result<PathBuf> {
+        if let Some(Some(known)) = self.with(|f| f.link.get(path).cloned()) {
+            return give(&known);
+        }
+        let r = keep(OsFs.read_link(path));
+        self.with(|f| f.link.insert(path.to_string(), r.clone()));
+        give(&r)
+    }
+
+    fn read_dir(&self, path: &str) -> std::io::Result<Vec<String>> {
+        if let Some(Some(known)) = self.with(|f| f.dir.get(path).cloned()) {
+            return give(&known);
+        }
+        let r = keep(OsFs.read_dir(path));
+        self.with(|f| f.dir.insert(path.to_string(), r.clone()));
+        give(&r)
+    }
+
+    // Directory listings with kinds and file contents are not cached: they
+    // are rare (globs, git repository trust) and their answer is large.
+    fn read_dir_kinds(&self, path: &str) -> std::io::Result<Vec<(String, FileKind)>> {
+        OsFs.read_dir_kinds(path)
+    }
+
+    fn read_file(&self, path: &str, max: usize) -> std::io::Result<Vec<u8>> {
+        OsFs.read_file(path, max)
+    }
+
+    fn canonicalize(&self, path: &str) -> std::io::Result<PathBuf> {
+        if let Some(Some(known)) = self.with(|f| f.canonical.get(path).cloned()) {
+            return give(&known);
+        }
+        let r = keep(OsFs.canonicalize(path));
+        self.with(|f| f.canonical.insert(path.to_string(), r.clone()));
+        give(&r)
+    }
 }
 
 /// Time limit of a one-shot evaluation (hosts give hooks 30–60 s).

@@ -29,6 +29,10 @@ use crate::edge::{UsageError, WATCHDOG};
 /// Run the command line: parse arguments, dispatch, map errors to exit
 /// codes (2 usage, 1 internal), never panic out.
 pub fn main_entry() -> ExitCode {
+    ExitCode::from(main_status())
+}
+
+fn main_status() -> u8 {
     // One line on stderr, never a backtrace of internals; callers see a
     // non-zero exit (fail closed).
     std::panic::set_hook(Box::new(|info| {
@@ -38,12 +42,18 @@ pub fn main_entry() -> ExitCode {
             .unwrap_or_default();
         eprintln!("shellgate: internal error{at}");
     }));
-    let cli = match Cli::try_parse() {
+    // The hook runs for every tool call of an agent: its arguments are read
+    // without building clap's command tree.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some((home, a)) = hooks::fast_args(&args) {
+        return hooks::main(home.as_deref(), &a);
+    }
+    let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
-            return ExitCode::from(code);
+            return code;
         }
     };
     // The sandbox confines this very process and execs the command: user
@@ -51,30 +61,23 @@ pub fn main_entry() -> ExitCode {
     // main thread, before the watchdog's worker thread exists.
     if let Cmd::Sandbox(a) = &cli.command {
         let homes = edge::Homes::resolve(cli.home.as_deref());
-        return ExitCode::from(sandbox::run(&homes, a));
+        return sandbox::run(&homes, a);
     }
     // A hook that crashes, is killed or hangs lets the tool run in Codex
-    // and Gemini CLI: the hook's work runs in a child process whose every
-    // abnormal end its supervising parent turns into a block (exit 2).
-    // Forked here, while the process has only one thread.
-    // A worker waiting for a human in the approval service (`--wait`)
-    // gets that much longer (still below the host's timeout).
+    // and Gemini CLI: `hooks::main` forks its supervisor first, while the
+    // process has only one thread.
     if let Cmd::Hook(a) = &cli.command {
-        let d = hooks::failsafe::DEADLINE;
-        if let hooks::failsafe::Role::Exit(code) = hooks::failsafe::supervise(d, d + a.wait()) {
-            return ExitCode::from(code);
-        }
+        return hooks::main(cli.home.as_deref(), a);
     }
     // A gate that hangs is as bad as one that crashes (hosts time the hook
     // out and may let the call through): one-shot evaluations run under a
     // watchdog and fail closed when it fires.
     let watchdog: Option<(Duration, u8)> = match &cli.command {
-        Cmd::Hook(_) => Some((WATCHDOG, 2)),
         Cmd::Check(a) if a.batch.is_none() => Some((WATCHDOG, 1)),
         Cmd::Explain(_) | Cmd::Decide(_) => Some((WATCHDOG, 1)),
         _ => None,
     };
-    ExitCode::from(edge::run_guarded(watchdog, move || run(cli)))
+    edge::run_guarded(watchdog, move || run(cli))
 }
 
 fn run(cli: Cli) -> u8 {
@@ -87,7 +90,8 @@ fn run(cli: Cli) -> u8 {
         Cmd::Completions(a) => completions::run(&a),
         Cmd::Approvals(a) => approvals::run(&homes, a),
         Cmd::Session(a) => session::run(&homes, a),
-        Cmd::Hook(a) => hooks::run(&homes, &a),
+        // Dispatched on the main thread by `main_entry`.
+        Cmd::Hook(a) => Ok(hooks::main(cli.home.as_deref(), &a)),
         Cmd::Install(a) => install::install(&homes, &a),
         Cmd::Uninstall(a) => install::uninstall(&homes, &a),
         // Dispatched on the main thread by `main_entry`.

@@ -46,7 +46,7 @@ pub struct CheckArgs {
 fn check_policy(homes: &Homes, a: &CheckArgs) -> Result<shellgate_policy::decision::Policy> {
     let mut policy = edge::load_policy(homes)?;
     if !a.no_sandbox {
-        edge::offer_sandbox(&mut policy);
+        edge::offer_sandbox(homes, &mut policy);
     }
     Ok(policy)
 }

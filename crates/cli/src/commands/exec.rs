@@ -67,7 +67,7 @@ pub fn run(homes: &Homes, a: &ExecArgs) -> Result<u8> {
         .into());
     }
     let mut policy = edge::load_policy(homes)?;
-    edge::offer_sandbox(&mut policy);
+    edge::offer_sandbox(homes, &mut policy);
     let mut edge = Edge::new(homes.clone());
     let ctx = edge::build_context(&mut edge, &a.call.flags())?;
     // The explicit working directory defaults to where exec was started:

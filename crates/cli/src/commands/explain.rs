@@ -48,7 +48,7 @@ impl Paint {
 pub fn run(homes: &Homes, a: &CallArgs) -> Result<u8> {
     let paint = Paint::detect();
     let mut policy = edge::load_policy(homes)?;
-    edge::offer_sandbox(&mut policy);
+    edge::offer_sandbox(homes, &mut policy);
     let mut edge = Edge::new(homes.clone());
     edge.consume_once = false;
     let ctx = edge::build_context(&mut edge, &a.flags())?;

@@ -235,7 +235,7 @@ impl CliBackend {
         let s = |k: &str| c.get(k).and_then(Value::as_str);
         let mut policy = edge::load_policy(&self.homes)?;
         if c.get("sandbox").and_then(Value::as_bool) == Some(true) {
-            edge::offer_sandbox(&mut policy);
+            edge::offer_sandbox(&self.homes, &mut policy);
         }
         let mut edge = Edge::new(self.homes.clone());
         // The hook's answer path never consumes a one-time approval here.

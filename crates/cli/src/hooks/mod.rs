@@ -30,8 +30,11 @@ pub mod gemini;
 pub mod host_proc;
 mod reasons;
 
-use std::io::{Read, Write};
+#[cfg(not(unix))]
+use std::io::Read;
+use std::io::Write;
 use std::panic::AssertUnwindSafe;
+#[cfg(not(unix))]
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -148,7 +151,7 @@ impl Host {
     }
 }
 
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 pub struct HookArgs {
     /// The host whose event is on stdin: claude-code, gemini or codex.
     #[arg(value_enum)]
@@ -172,6 +175,82 @@ impl HookArgs {
     pub fn wait(&self) -> Duration {
         Duration::from_secs(self.wait.unwrap_or(ask::DEFAULT_WAIT_SECS))
     }
+}
+
+/// `[--home DIR] hook HOST [--channel C] [--wait SECONDS]` parsed without
+/// clap (building clap's command tree is a fifth of a hook call); `None`
+/// for anything else, which clap then parses (and explains).
+pub fn fast_args(args: &[std::ffi::OsString]) -> Option<(Option<std::path::PathBuf>, HookArgs)> {
+    let mut words = args.iter().skip(1).map(|a| a.to_str());
+    let mut home = None;
+    let mut host = None;
+    let mut channel = None;
+    let mut wait = None;
+    let mut seen_hook = false;
+    while let Some(w) = words.next() {
+        let w = w?;
+        if let Some(v) = w.strip_prefix("--home=") {
+            if home.is_some() || v.is_empty() {
+                return None;
+            }
+            home = Some(std::path::PathBuf::from(v));
+        } else if w == "--home" {
+            let v = words.next()??;
+            if home.is_some() || v.is_empty() || v.starts_with('-') {
+                return None;
+            }
+            home = Some(std::path::PathBuf::from(v));
+        } else if !seen_hook {
+            if w != "hook" {
+                return None;
+            }
+            seen_hook = true;
+        } else if host.is_none() {
+            host = Some(match w {
+                "claude-code" => Host::ClaudeCode,
+                "gemini" => Host::Gemini,
+                "codex" => Host::Codex,
+                _ => return None,
+            });
+        } else if let Some(v) = w.strip_prefix("--channel=").filter(|_| channel.is_none()) {
+            channel = Some(parse_channel(v)?);
+        } else if w == "--channel" && channel.is_none() {
+            channel = Some(parse_channel(words.next()??)?);
+        } else if let Some(v) = w.strip_prefix("--wait=").filter(|_| wait.is_none()) {
+            wait = Some(parse_wait(v)?);
+        } else if w == "--wait" && wait.is_none() {
+            wait = Some(parse_wait(words.next()??)?);
+        } else {
+            return None;
+        }
+    }
+    Some((
+        home,
+        HookArgs {
+            host: host?,
+            channel,
+            wait,
+        },
+    ))
+}
+
+/// A `--wait` value clap would accept (digits, within the range); anything
+/// else goes to clap, which explains the error.
+fn parse_wait(v: &str) -> Option<u64> {
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    v.parse().ok().filter(|n| *n <= ask::MAX_WAIT_SECS)
+}
+
+fn parse_channel(v: &str) -> Option<ChannelArg> {
+    Some(match v {
+        "interactive" => ChannelArg::Interactive,
+        "headless" => ChannelArg::Headless,
+        "reminder" => ChannelArg::Reminder,
+        "webhook" => ChannelArg::Webhook,
+        _ => return None,
+    })
 }
 
 fn gated(host: Host, tool: &str) -> bool {
@@ -232,7 +311,28 @@ enum Outcome {
     Blocking(String),
 }
 
-pub fn run(homes: &Homes, a: &HookArgs) -> Result<u8> {
+/// `shellgate hook <host>`: the whole process from here on (called on the
+/// main thread, before any other thread exists). Returns the exit status.
+///
+/// A hook that crashes, is killed or hangs lets the tool run in Codex and
+/// Gemini CLI: the hook's work runs in a child process whose every abnormal
+/// end its supervising parent turns into a block (exit 2), forked here
+/// while the process has one thread; the worker evaluates under the panic
+/// guard and the watchdog.
+pub fn main(home: Option<&std::path::Path>, a: &HookArgs) -> u8 {
+    // A worker waiting for a human in the approval service (`--wait`)
+    // gets that much longer (still below the host's timeout).
+    let d = failsafe::DEADLINE;
+    if let failsafe::Role::Exit(code) = failsafe::supervise(d, d + a.wait()) {
+        return code;
+    }
+    let homes = Homes::resolve(home);
+    let a = a.clone();
+    edge::run_guarded(Some((edge::WATCHDOG, 2)), move || run(&homes, &a))
+}
+
+/// The worker's part of [`main`]: read, evaluate, answer.
+fn run(homes: &Homes, a: &HookArgs) -> u8 {
     ask::set_service_wait(std::time::Instant::now(), a.wait());
     let host = a.host;
     let channel: Option<Channel> = a.channel.map(Into::into);
@@ -243,7 +343,7 @@ pub fn run(homes: &Homes, a: &HookArgs) -> Result<u8> {
                     .to_string(),
             )
         });
-    Ok(emit(host, outcome))
+    emit(host, outcome)
 }
 
 /// Write the outcome in the host's format; returns the exit status.
@@ -284,7 +384,70 @@ fn stdin_timeout() -> Duration {
         .unwrap_or(STDIN_TIMEOUT)
 }
 
+/// Read stdin with a size cap and a time limit (never hang), on this
+/// thread: `poll(2)` waits for input up to the time left.
+#[cfg(unix)]
+fn read_stdin() -> std::result::Result<Vec<u8>, String> {
+    let timeout = stdin_timeout();
+    let start = std::time::Instant::now();
+    let too_late = || {
+        format!(
+            "shellgate: no complete hook event on stdin within {} ms; the call is blocked",
+            timeout.as_millis()
+        )
+    };
+    let mut buf: Vec<u8> = Vec::with_capacity(16 * 1024);
+    let mut chunk = [0u8; 16 * 1024];
+    loop {
+        let left = timeout.saturating_sub(start.elapsed());
+        if left.is_zero() {
+            return Err(too_late());
+        }
+        let mut pfd = libc::pollfd {
+            fd: libc::STDIN_FILENO,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = left.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
+        // SAFETY: poll on one initialised pollfd.
+        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(format!(
+                "shellgate: cannot read the hook event from stdin: {e}"
+            ));
+        }
+        if r == 0 {
+            continue; // the time check above ends it
+        }
+        // SAFETY: read into a local buffer of the given length.
+        let n = unsafe { libc::read(libc::STDIN_FILENO, chunk.as_mut_ptr().cast(), chunk.len()) };
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(format!(
+                "shellgate: cannot read the hook event from stdin: {e}"
+            ));
+        }
+        if n == 0 {
+            return Ok(buf);
+        }
+        buf.extend_from_slice(&chunk[..n as usize]);
+        if buf.len() > MAX_INPUT_BYTES {
+            return Err(format!(
+                "shellgate: the hook event is larger than {MAX_INPUT_BYTES} bytes; refusing it (fail closed)"
+            ));
+        }
+    }
+}
+
 /// Read stdin with a size cap and a time limit (never hang).
+#[cfg(not(unix))]
 fn read_stdin() -> std::result::Result<Vec<u8>, String> {
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new()
@@ -555,9 +718,9 @@ fn evaluate_calls(
     project_dir: &str,
     calls: &[Call],
 ) -> Result<Outcome> {
-    let mut policy = edge::load_policy(homes)?;
+    let mut policy = edge::load_policy_for(homes, &[shellgate_policy::Os::host()])?;
     if host.can_rewrite() {
-        edge::offer_sandbox(&mut policy);
+        edge::offer_sandbox(homes, &mut policy);
     }
     let mut edge = Edge::new(homes.clone());
     let recorded = {
@@ -587,13 +750,15 @@ fn evaluate_calls(
             }
         }
     };
+    let has_project = recorded.project_dir.is_some();
+    edge.remember_session(recorded);
     let flags = CallFlags {
         session: Some(session.to_string()),
         audience: None,
         channel,
         // A recorded project directory applies; the host's is used only
         // when the session has none.
-        project_dir: if recorded.project_dir.is_some() {
+        project_dir: if has_project {
             None
         } else {
             Some(project_dir.to_string())

@@ -68,8 +68,11 @@ impl StoreCache {
     pub fn get(&mut self) -> Result<&Store, StoreError> {
         let now = stamp(&self.path)?;
         if self.stamp != Some(now) {
-            let (store, _) = Store::load(&self.path)?;
-            self.store = store;
+            self.store = match now {
+                // No file: no grants (nothing to read or quarantine).
+                None => Store::empty(),
+                Some(_) => Store::load(&self.path)?.0,
+            };
             self.stamp = Some(now);
         }
         Ok(&self.store)

@@ -134,6 +134,32 @@ pub struct StateDb {
     path: PathBuf,
 }
 
+/// A WAL larger than this is checkpointed (and truncated) when a
+/// connection closes.
+pub const WAL_CHECKPOINT_BYTES: u64 = 256 * 1024;
+
+/// Connections close without SQLite's checkpoint (`relax_sync`: most are a
+/// hook's, open for a millisecond), so nothing else would ever shrink the
+/// WAL: it grew about 9 KB per hook call, and every open rebuilds the WAL's
+/// index by reading all of it — after 1,300 calls a hook took 14 ms
+/// (issue 14). The connection that finds it past [`WAL_CHECKPOINT_BYTES`]
+/// copies it into the database and truncates it, without waiting for a
+/// busy lock (a later connection does it then).
+impl Drop for StateDb {
+    fn drop(&mut self) {
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        let big = std::fs::metadata(&wal)
+            .map(|m| m.len() > WAL_CHECKPOINT_BYTES)
+            .unwrap_or(false);
+        if big && self.conn.busy_timeout(Duration::ZERO).is_ok() {
+            let _ = self
+                .conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+    }
+}
+
 /// Session ids (SPEC §1): `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`.
 pub fn is_valid_session_id(id: &str) -> bool {
     let b = id.as_bytes();

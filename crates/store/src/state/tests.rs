@@ -506,3 +506,38 @@ fn once_is_taken_by_only_one_of_many_racers() {
         .count();
     assert_eq!(wins, 1);
 }
+
+/// Issue 14: connections that each log one decision and close (a hook
+/// call each) keep the WAL bounded, and nothing logged is lost.
+#[test]
+fn short_lived_connections_keep_the_wal_small() {
+    let (_dir, path, db) = temp_db();
+    drop(db);
+    let mut wal = path.clone().into_os_string();
+    wal.push("-wal");
+    let mut largest = 0;
+    for i in 0..400 {
+        let db = StateDb::open(&path).unwrap();
+        db.log_decision(&DecisionRecord {
+            time: String::new(),
+            session: Some("s".into()),
+            tool: "shell_execute".into(),
+            command: format!("git status {i}"),
+            cwd: Some("/home/u/proj".into()),
+            decision: "allow".into(),
+            reason: "safe_verb_in_safe_space".into(),
+            candidates: json!([{"verb": "git status", "status": "safe", "grant": null}]),
+            matched_grant: None,
+            source: "hook:claude-code".into(),
+        })
+        .unwrap();
+        drop(db);
+        largest = largest.max(std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0));
+    }
+    // Without the checkpoint the WAL reached about 3.5 MB here.
+    assert!(largest <= 320 * 1024, "the WAL grew to {largest} bytes");
+    let db = StateDb::open(&path).unwrap();
+    let all = db.recent_decisions(1000).unwrap();
+    assert_eq!(all.len(), 400);
+    assert_eq!(all[399].command, "git status 399");
+}
