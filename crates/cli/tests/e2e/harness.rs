@@ -745,6 +745,10 @@ fn host_command(s: &Settings, case: &Case, home: &Path, proj: &Path, port: u16) 
     c.env_clear()
         .env("PATH", &s.path_var)
         .env("HOME", home)
+        // A temp directory of the case's own, beside the home: the sandbox
+        // refuses a temp directory that holds the home (a clone under /tmp
+        // would put the home below /tmp).
+        .env("TMPDIR", home.parent().unwrap_or(home).join("tmp"))
         .env("TERM", "dumb")
         .env("NO_COLOR", "1")
         .env("SHELL", "/bin/bash")
@@ -856,6 +860,7 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
     let home = dir.join("home");
     let proj = home.join("work").join("proj");
     fs::create_dir_all(&proj).map_err(|e| e.to_string())?;
+    fs::create_dir_all(dir.join("tmp")).map_err(|e| e.to_string())?;
     let home = home.canonicalize().map_err(|e| e.to_string())?;
     let proj = proj.canonicalize().map_err(|e| e.to_string())?;
     let log = dir.join("setup.log");
