@@ -29,6 +29,8 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
     let (analysis, ctx) = (&call.analysis, call.ctx);
     let safe = call.policy.safe_verbs(ctx.os);
     let roots = ReadRoots::new(&call.policy.config, &ctx.home, ctx.audience, ctx.os);
+    let produced = produced_paths(call);
+    let ci = super::safe_space::case_insensitive(ctx.os);
     let mut cands: Vec<CandState> = Vec::new();
     for (i, (inv, cc)) in analysis
         .invocations
@@ -40,7 +42,8 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
         let qualifies = !analysis.is_complex()
             && inv.uncovered.is_empty()
             && safe.qualifies(inv)
-            && reads_stay_safe(inv, c, ctx);
+            && reads_stay_safe(inv, c, ctx)
+            && !reads_produced(inv, c, &produced, ci);
         // Reads outside the safe spaces: read roots (system locations,
         // toolchain caches), every path covered as written and as resolved.
         let outside_ok = qualifies
@@ -192,4 +195,91 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
             }
         })
         .collect();
+}
+
+/// What the call's commands that read a secret write or create, as
+/// lexical paths: their write redirects, their operands that are not only
+/// read, and the names their copies, links and extractions make
+/// ([`crate::creates::plan`]).
+fn produced_paths(call: &ShellCall) -> Vec<String> {
+    use crate::candidates::TouchKind;
+    use shellgate_programs::Role;
+    let ci = super::safe_space::case_insensitive(call.ctx.os);
+    let mut out = Vec::new();
+    for (inv, cc) in call.analysis.invocations.iter().zip(call.per_inv.iter()) {
+        let Some(c) = cc else { continue };
+        let reads_secret = c.touches.iter().any(|t| {
+            matches!(t.kind, TouchKind::Operand | TouchKind::RedirectRead)
+                && !matches!(t.role, Some(Role::Write | Role::Chdir))
+                && crate::secrets::touch_names_secret(call.ctx.fs, t, ci)
+        });
+        if !reads_secret {
+            continue;
+        }
+        for t in &c.touches {
+            let writes = match t.kind {
+                TouchKind::RedirectWrite => true,
+                TouchKind::Operand => !matches!(
+                    t.role,
+                    Some(Role::Read | Role::List | Role::Chdir | Role::Glob | Role::Pathspec)
+                ),
+                _ => false,
+            };
+            if writes {
+                out.push(t.path.clone());
+            }
+        }
+        for cr in crate::creates::plan(call.ctx.fs, inv) {
+            out.push(shellgate_shell::paths::normalize(&cr.target));
+        }
+    }
+    out
+}
+
+/// Whether a command reads what a secret-reading command of the same call
+/// writes or creates (`cp .env notes.txt && cat notes.txt` under a `cp`
+/// grant, `ln -s .env e.txt; cat e.txt`): the secret would come out under
+/// another name, so the read is not "safe" (§8.3) — it asks, or a grant
+/// for the reader covers it.
+fn reads_produced(
+    inv: &shellgate_shell::analyze::Invocation,
+    c: &crate::candidates::CommandCandidates,
+    produced: &[String],
+    ci: bool,
+) -> bool {
+    use crate::candidates::TouchKind;
+    if produced.is_empty() {
+        return false;
+    }
+    // Words that are not paths to the candidate rules may still be opened
+    // (`git diff --no-index n.txt README.md`, `git show :n.txt`): any word
+    // naming a produced path counts.
+    if let Some(cwd) = inv.cwd.as_deref() {
+        let named = inv
+            .argv
+            .iter()
+            .skip(1)
+            .filter_map(|w| w.literal())
+            .any(|w| {
+                let w = w.rsplit(':').next().unwrap_or(&w).to_string();
+                !w.is_empty()
+                    && !w.starts_with('-')
+                    && produced.iter().any(|p| {
+                        crate::resolve::within(&shellgate_shell::paths::resolve(cwd, &w), p, ci)
+                    })
+            });
+        if named {
+            return true;
+        }
+    }
+    c.touches.iter().any(|t| {
+        let listing = t.role == Some(shellgate_programs::Role::List);
+        matches!(t.kind, TouchKind::Operand | TouchKind::RedirectRead)
+            && produced.iter().any(|p| {
+                // The same path or below a created tree; or (for a reader
+                // of contents) a directory that holds it.
+                crate::resolve::within(&t.path, p, ci)
+                    || (!listing && crate::resolve::within(p, &t.path, ci))
+            })
+    })
 }
