@@ -1,0 +1,167 @@
+//! How a command treats the paths it names (§9.4): recursion, following
+//! links, listing, a destination last.
+
+use shellgate_shell::analyze::Invocation;
+use shellgate_shell::word::Word;
+
+/// How a command treats the paths it names (§9.4).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Behaviour {
+    /// Qualifies as read-only (§8.1) and has no write redirect.
+    pub reader: bool,
+    /// Deletes, moves or changes permissions recursively.
+    pub recursive_write: bool,
+    /// Reads recursively (grep -r, rg, tar -c, zip -r, cp -r, rsync, scp -r).
+    pub recursive_read: bool,
+    /// The last operand is written recursively (kept for callers that have
+    /// no argv; [`assess`] reads what copies and extractions create
+    /// instead).
+    pub extracts_into_last: bool,
+    /// Lists names only (ls, find without actions, tree, du).
+    pub lists: bool,
+    /// Follows symbolic links while walking a tree (`grep -R`, `rg -L`,
+    /// `find -L`, `tree -l`, `du -L`, `ls -RL`).
+    pub follows_links: bool,
+    /// The last operand is a destination: what is created there is judged
+    /// by [`Protected::creates_protected`], not as a recursive write.
+    pub dest_last: bool,
+}
+
+fn words(argv: &[Word]) -> Vec<String> {
+    argv.iter()
+        .map(|w| w.literal().unwrap_or_else(|| w.lossy_value()))
+        .collect()
+}
+
+fn has_short(args: &[String], c: char) -> bool {
+    args.iter()
+        .any(|a| a.starts_with('-') && !a.starts_with("--") && a[1..].contains(c))
+}
+
+/// Whether a long option is given, in any spelling getopt accepts: whole,
+/// with `=VALUE`, or abbreviated (`--rec` for `--recursive`). Counting
+/// every prefix of at least one letter errs towards "given", the strict
+/// side for each use here.
+fn has_long(args: &[String], l: &str) -> bool {
+    args.iter().any(|a| {
+        if !a.starts_with("--") || a.len() < 3 {
+            return a == l;
+        }
+        let name = a.split_once('=').map_or(a.as_str(), |(n, _)| n);
+        name.len() >= 3 && l.starts_with(name)
+    })
+}
+
+/// Classify a command's recursion behaviour.
+pub fn behaviour(inv: &Invocation, reader: bool) -> Behaviour {
+    let base = inv.base();
+    let mut b = Behaviour {
+        reader,
+        ..Behaviour::default()
+    };
+    const KNOWN: &[&str] = &[
+        "rm", "mv", "chmod", "chown", "chgrp", "rsync", "find", "grep", "egrep", "fgrep", "rg",
+        "ag", "ack", "tar", "bsdtar", "gtar", "zip", "cp", "scp", "ln", "install", "tree", "du",
+        "ls", "dir",
+    ];
+    if !KNOWN.contains(&base.as_str()) {
+        return b;
+    }
+    let args: Vec<String> = words(&inv.argv).into_iter().skip(1).collect();
+    match base.as_str() {
+        "rm" => {
+            b.recursive_write =
+                has_short(&args, 'r') || has_short(&args, 'R') || has_long(&args, "--recursive")
+        }
+        "mv" => {
+            b.recursive_write = true;
+            b.dest_last = true;
+        }
+        "chmod" | "chown" | "chgrp" => {
+            b.recursive_write = has_short(&args, 'R') || has_long(&args, "--recursive")
+        }
+        "rsync" => {
+            b.recursive_read = true;
+            b.dest_last = true;
+            if args.iter().any(|a| a.starts_with("--del")) {
+                // Deleting at the destination writes what is below it.
+                b.recursive_write = true;
+                b.dest_last = false;
+            } else if args.iter().any(|a| a.starts_with("--remove-so")) {
+                b.recursive_write = true;
+            }
+        }
+        "find" => {
+            b.follows_links = has_long(&args, "-L") || args.iter().any(|a| a == "-follow");
+            if args.iter().any(|a| a == "-delete") {
+                b.recursive_write = true;
+            } else if args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-fprint" | "-fls" | "-fprint0" | "-fprintf"))
+            {
+                // The file these write is not an operand yet.
+                b.recursive_write = true;
+                b.recursive_read = true;
+            } else if args
+                .iter()
+                .any(|a| matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+            {
+                // The executed command is unknown: the call is complex
+                // (one-shot) and the command a human approves is shown
+                // whole. It reads what it finds; it is not known to write.
+                b.recursive_read = true;
+            } else {
+                b.lists = true;
+            }
+        }
+        "grep" | "egrep" | "fgrep" => {
+            b.follows_links = has_short(&args, 'R') || has_long(&args, "--dereference-recursive");
+            b.recursive_read = has_short(&args, 'r')
+                || has_short(&args, 'R')
+                || has_long(&args, "--recursive")
+                || has_long(&args, "--dereference-recursive")
+        }
+        "rg" | "ag" | "ack" => {
+            b.recursive_read = true;
+            b.follows_links = has_short(&args, 'L') || has_long(&args, "--follow");
+        }
+        "tar" | "bsdtar" | "gtar" => {
+            let first = args.first().cloned().unwrap_or_default();
+            let create = has_short(&args, 'c')
+                || has_long(&args, "--create")
+                || (!first.starts_with('-') && first.contains('c'));
+            b.recursive_read = create;
+            b.follows_links = create && (has_short(&args, 'h') || has_long(&args, "--dereference"));
+        }
+        "zip" => b.recursive_read = has_short(&args, 'r') || has_long(&args, "--recurse-paths"),
+        "cp" => {
+            let r = has_short(&args, 'r')
+                || has_short(&args, 'R')
+                || has_short(&args, 'a')
+                || has_long(&args, "--recursive")
+                || has_long(&args, "--archive");
+            b.recursive_read = r;
+            b.dest_last = true;
+            b.follows_links = r && (has_short(&args, 'L') || has_long(&args, "--dereference"));
+        }
+        "scp" => {
+            b.recursive_read = has_short(&args, 'r');
+            b.dest_last = true;
+        }
+        "ln" | "install" => b.dest_last = true,
+        "tree" => {
+            b.lists = true;
+            b.follows_links = has_short(&args, 'l');
+        }
+        "du" => {
+            b.lists = true;
+            b.follows_links = has_short(&args, 'L') || has_long(&args, "--dereference");
+        }
+        "ls" | "dir" => {
+            b.lists = true;
+            b.follows_links = has_short(&args, 'R') && has_short(&args, 'L');
+        }
+        _ => {}
+    }
+    b
+}
