@@ -58,7 +58,7 @@ impl Reading {
         })
     }
 
-    /// The arguments as the model reads them (index 0 = argv[1]).
+    /// The arguments as the model reads them (index 0 = `argv[1]`).
     pub fn args(&self) -> Vec<Arg<'_>> {
         self.texts.iter().map(as_arg).collect()
     }
