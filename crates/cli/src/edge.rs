@@ -235,6 +235,9 @@ pub struct Edge {
     fs: &'static CallFs,
     /// A session record the caller just read (saves reading it again).
     recorded: Option<SessionRecord>,
+    /// Whether the file-system facts are kept from one call to the next
+    /// (a `check --batch` run judges its lines against one snapshot).
+    snapshot: bool,
 }
 
 impl Edge {
@@ -250,7 +253,17 @@ impl Edge {
             session_dirs: std::collections::HashSet::new(),
             fs: call_fs(),
             recorded: None,
+            snapshot: false,
         }
+    }
+
+    /// Keep the file-system facts from one call to the next: every later
+    /// call of this edge sees the file system as the first one asked it
+    /// (one batch is one snapshot). Facts are still forgotten when the
+    /// edge itself creates something (a session directory).
+    pub fn keep_snapshot(&mut self) {
+        self.fs.forget();
+        self.snapshot = true;
     }
 
     /// Hand over a session record just read, for the next
@@ -383,6 +396,9 @@ pub fn build_context(edge: &mut Edge, flags: &CallFlags) -> Result<Context<'stat
             );
         }
         edge.session_dirs.insert(session.clone());
+        // What this process just created must not be answered from facts
+        // asked before it existed.
+        edge.fs.forget();
     }
     let os = flags.os.unwrap_or_else(Os::host);
     edge.set_call(&session, os);
@@ -429,7 +445,11 @@ pub fn evaluate(
     req: &decision::Request,
     ctx: &Context,
 ) -> Result<decision::Decision> {
-    edge.fs.forget();
+    if !edge.snapshot {
+        edge.fs.forget();
+    } else {
+        edge.fs.bound();
+    }
     let consume = edge.consume_once;
     let session = ctx.session.clone();
     let home = ctx.home.clone();
@@ -484,6 +504,9 @@ fn give<T: Clone>(f: &Fact<T>) -> std::io::Result<T> {
     }
 }
 
+/// Facts a snapshot keeps before it starts again.
+const MAX_FACTS: usize = 200_000;
+
 /// The process's [`CallFs`] (one for every [`Edge`]: a long-lived process
 /// such as `serve` makes an `Edge` per request and must not leak one each).
 fn call_fs() -> &'static CallFs {
@@ -496,6 +519,18 @@ impl CallFs {
     pub fn forget(&self) {
         if let Ok(mut f) = self.facts.lock() {
             *f = Facts::default();
+        }
+    }
+
+    /// Forget every fact when a long snapshot has gathered too many (the
+    /// memory of a batch stays bounded; a fact asked again is asked of the
+    /// system again, never invented).
+    pub fn bound(&self) {
+        if let Ok(mut f) = self.facts.lock() {
+            let n = f.lstat.len() + f.stat.len() + f.link.len() + f.dir.len() + f.canonical.len();
+            if n > MAX_FACTS {
+                *f = Facts::default();
+            }
         }
     }
 

@@ -141,6 +141,10 @@ fn spawn_worker(homes: &Homes, a: &CheckArgs) -> Result<Worker> {
         .stack_size(256 * 1024 * 1024)
         .spawn(move || {
             let mut edge = Edge::new(homes);
+            // One batch is judged against one snapshot of the file system:
+            // the same project and home components are not asked again
+            // for every line.
+            edge.keep_snapshot();
             let defaults = a.call.flags();
             for text in req_rx {
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

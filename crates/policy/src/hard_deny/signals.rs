@@ -51,6 +51,17 @@ fn is_signal_word(t: &str) -> bool {
 /// The gate's process name.
 const GATE_NAME: &str = "shellgate";
 
+/// The running executable's path (asked of the system once per process).
+fn own_exe() -> Option<&'static str> {
+    static EXE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    EXE.get_or_init(|| {
+        std::env::current_exe()
+            .ok()
+            .map(|e| e.to_string_lossy().to_string())
+    })
+    .as_deref()
+}
+
 /// The gate's command lines as `pkill -f` sees them.
 fn gate_cmdlines(home: &str) -> Vec<String> {
     let mut exes = vec![
@@ -59,10 +70,9 @@ fn gate_cmdlines(home: &str) -> Vec<String> {
         "/usr/bin/shellgate".to_string(),
         "/opt/homebrew/bin/shellgate".to_string(),
     ];
-    if let Ok(exe) = std::env::current_exe() {
-        let s = exe.to_string_lossy().to_string();
-        if basename(&s).starts_with(GATE_NAME) && !exes.contains(&s) {
-            exes.push(s);
+    if let Some(s) = own_exe() {
+        if basename(s).starts_with(GATE_NAME) && !exes.iter().any(|e| e == s) {
+            exes.push(s.to_string());
         }
     }
     let mut out = Vec::new();
@@ -625,8 +635,11 @@ pub(super) fn check(c: &Cmd) -> Option<Denial> {
 /// `ps … | grep`) in the same call as a `kill` whose targets come from
 /// elsewhere (`kill $(pgrep -f shellgate)`, `pgrep shellgate | xargs kill`).
 pub(super) fn lookup_and_kill(a: &Analysis, home: &str) -> Option<Denial> {
+    // The lookups only matter next to a kill: they are examined (in the
+    // call's order, with the same rules) once one is seen, so a call
+    // without a kill compiles no pattern.
     let mut kills = false;
-    let mut finds: Option<String> = None;
+    let mut lookups: Vec<(String, Vec<XArg>)> = Vec::new();
     for inv in &a.invocations {
         let argv = super::words::expand_all(&inv.argv, home);
         let Some((prog, args)) = argv.split_first() else {
@@ -635,7 +648,8 @@ pub(super) fn lookup_and_kill(a: &Analysis, home: &str) -> Option<Denial> {
         let Some(p) = prog.value.as_deref() else {
             continue;
         };
-        match super::program_base(p).as_str() {
+        let base = super::program_base(p);
+        match base.as_str() {
             "kill" => {
                 // Pids from elsewhere: none written (xargs supplies them),
                 // or only known at run time.
@@ -643,6 +657,17 @@ pub(super) fn lookup_and_kill(a: &Analysis, home: &str) -> Option<Denial> {
                     pids.is_empty() || pids.iter().any(|x| !x.is_static() || !x.metas.is_empty())
                 });
             }
+            "pgrep" | "pgrep.exe" | "pidof" | "pidofproc" | "grep" | "egrep" | "fgrep" | "rg"
+            | "awk" | "gawk" | "mawk" => lookups.push((base, args.to_vec())),
+            _ => {}
+        }
+    }
+    if !kills {
+        return None;
+    }
+    let mut finds: Option<String> = None;
+    for (base, args) in &lookups {
+        match base.as_str() {
             "pgrep" | "pgrep.exe" if finds.is_none() => {
                 finds = pgrep_selects_gate(args, home);
             }
@@ -675,10 +700,8 @@ pub(super) fn lookup_and_kill(a: &Analysis, home: &str) -> Option<Denial> {
             _ => {}
         }
     }
-    if kills {
-        if let Some(why) = finds {
-            return deny(SELF, format!("kill would signal the gate: {why}"));
-        }
+    if let Some(why) = finds {
+        return deny(SELF, format!("kill would signal the gate: {why}"));
     }
     None
 }
