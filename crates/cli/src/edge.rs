@@ -238,6 +238,8 @@ pub struct Edge {
     /// Whether the file-system facts are kept from one call to the next
     /// (a `check --batch` run judges its lines against one snapshot).
     snapshot: bool,
+    /// The state database was found absent in this snapshot.
+    db_absent: bool,
 }
 
 impl Edge {
@@ -254,6 +256,7 @@ impl Edge {
             fs: call_fs(),
             recorded: None,
             snapshot: false,
+            db_absent: false,
         }
     }
 
@@ -274,10 +277,13 @@ impl Edge {
 
     /// Open the state database if it exists (or `create`).
     pub fn db(&mut self, create: bool) -> Result<Option<&StateDb>> {
-        if self.db.is_none() {
+        if self.db.is_none() && (create || !self.db_absent) {
             let path = self.homes.db_path();
             if create || path.exists() {
                 self.db = Some(StateDb::open(&path)?);
+            } else if self.snapshot {
+                // Within one snapshot the database stays absent.
+                self.db_absent = true;
             }
         }
         Ok(self.db.as_ref())

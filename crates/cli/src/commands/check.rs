@@ -123,19 +123,48 @@ struct BatchCall {
 /// evaluation moves on (a parser hang must not stall a corpus run).
 const LINE_LIMIT: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// Lines of a batch file handed to the worker ahead of their answers.
+const WINDOW: usize = 256;
+
+/// Answers a worker collects before handing them back (it also hands back
+/// whatever it has whenever it runs out of lines).
+const GROUP: usize = 64;
+
+/// What the worker is doing, for the watchdog: lines finished since it
+/// started, and when it started the line it is on (`None`: waiting).
+#[derive(Default)]
+struct Progress {
+    done: usize,
+    started: Option<std::time::Instant>,
+}
+
 /// A worker thread evaluating batch lines, so a line that hangs can be
-/// abandoned (its thread is left behind) and the batch continues.
+/// abandoned (its thread is left behind) and the batch continues. Lines go
+/// to it ahead of time and answers come back in groups, in order: one
+/// hand-off per group instead of two thread wake-ups per line.
 struct Worker {
     tx: std::sync::mpsc::Sender<String>,
-    rx: std::sync::mpsc::Receiver<(String, bool)>,
+    rx: std::sync::mpsc::Receiver<Vec<(String, bool)>>,
+    progress: std::sync::Arc<std::sync::Mutex<Progress>>,
+    /// Answers received from this worker.
+    received: usize,
 }
 
 fn spawn_worker(homes: &Homes, a: &CheckArgs) -> Result<Worker> {
+    use std::sync::mpsc::TryRecvError;
     let policy = check_policy(homes, a)?;
     let homes = homes.clone();
     let a = a.clone();
     let (tx, req_rx) = std::sync::mpsc::channel::<String>();
-    let (resp_tx, rx) = std::sync::mpsc::channel::<(String, bool)>();
+    let (resp_tx, rx) = std::sync::mpsc::channel::<Vec<(String, bool)>>();
+    let progress = std::sync::Arc::new(std::sync::Mutex::new(Progress::default()));
+    let shared = progress.clone();
+    let set = move |f: &dyn Fn(&mut Progress)| {
+        let mut g = shared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        f(&mut g);
+    };
     std::thread::Builder::new()
         .name("shellgate-batch".into())
         .stack_size(256 * 1024 * 1024)
@@ -146,7 +175,25 @@ fn spawn_worker(homes: &Homes, a: &CheckArgs) -> Result<Worker> {
             // for every line.
             edge.keep_snapshot();
             let defaults = a.call.flags();
-            for text in req_rx {
+            let mut group: Vec<(String, bool)> = Vec::new();
+            loop {
+                let text = match req_rx.try_recv() {
+                    Ok(t) => t,
+                    Err(TryRecvError::Empty) => {
+                        // Out of lines: hand back what is done, then wait.
+                        if !group.is_empty()
+                            && resp_tx.send(std::mem::take(&mut group)).is_err()
+                        {
+                            break;
+                        }
+                        match req_rx.recv() {
+                            Ok(t) => t,
+                            Err(_) => break,
+                        }
+                    }
+                    Err(TryRecvError::Disconnected) => break,
+                };
+                set(&|p| p.started = Some(std::time::Instant::now()));
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     batch_line(&mut edge, &policy, &a, &defaults, &text)
                 }));
@@ -165,13 +212,23 @@ fn spawn_worker(homes: &Homes, a: &CheckArgs) -> Result<Worker> {
                     ),
                     Ok(Err(e)) => (deny_line(&text, &format!("{e:#}")), false),
                 };
-                if resp_tx.send(reply).is_err() {
+                group.push(reply);
+                set(&|p| {
+                    p.done += 1;
+                    p.started = None;
+                });
+                if group.len() >= GROUP && resp_tx.send(std::mem::take(&mut group)).is_err() {
                     break;
                 }
             }
         })
         .context("cannot start the batch worker")?;
-    Ok(Worker { tx, rx })
+    Ok(Worker {
+        tx,
+        rx,
+        progress,
+        received: 0,
+    })
 }
 
 fn deny_line(command: &str, message: &str) -> String {
@@ -184,44 +241,131 @@ fn deny_line(command: &str, message: &str) -> String {
     .to_string()
 }
 
+/// A batch line handed to the worker, or one already answered with a deny
+/// (its evaluation did not finish in time).
+enum Line {
+    Sent(String),
+    TimedOut(String),
+}
+
 fn batch(homes: &Homes, a: &CheckArgs, file: &str) -> Result<u8> {
-    let reader: Box<dyn BufRead> = if file == "-" {
-        Box::new(std::io::BufReader::new(std::io::stdin()))
+    use std::sync::mpsc::RecvTimeoutError;
+    // A regular file is read ahead; anything else (stdin, a pipe) line by
+    // line, each answered before the next is read.
+    let (reader, window): (Box<dyn BufRead>, usize) = if file == "-" {
+        (Box::new(std::io::BufReader::new(std::io::stdin())), 1)
     } else {
-        Box::new(std::io::BufReader::new(
-            std::fs::File::open(file).with_context(|| format!("cannot open batch file {file}"))?,
-        ))
+        let f =
+            std::fs::File::open(file).with_context(|| format!("cannot open batch file {file}"))?;
+        let regular = f.metadata().map(|m| m.is_file()).unwrap_or(false);
+        (
+            Box::new(std::io::BufReader::new(f)),
+            if regular { WINDOW } else { 1 },
+        )
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut worker = spawn_worker(homes, a)?;
     let mut failed = false;
-    for line in reader.split(b'\n') {
-        let bytes = line.with_context(|| format!("cannot read batch file {file}"))?;
-        let mut text = String::from_utf8_lossy(&bytes).into_owned();
-        if text.ends_with('\r') {
-            text.pop();
+    let mut lines = reader.split(b'\n');
+    let mut eof = false;
+    // Lines handed over, oldest first, and the answers received for them.
+    let mut inflight: std::collections::VecDeque<Line> = std::collections::VecDeque::new();
+    let mut ready: std::collections::VecDeque<(String, bool)> = std::collections::VecDeque::new();
+    loop {
+        while !eof && inflight.len() < window {
+            match lines.next() {
+                None => eof = true,
+                Some(bytes) => {
+                    let bytes = bytes.with_context(|| format!("cannot read batch file {file}"))?;
+                    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+                    if text.ends_with('\r') {
+                        text.pop();
+                    }
+                    // A worker that is gone is noticed below, when its
+                    // answers do not come.
+                    let _ = worker.tx.send(text.clone());
+                    inflight.push_back(Line::Sent(text));
+                }
+            }
         }
-        let sent = worker.tx.send(text.clone()).is_ok();
-        let reply = if sent {
-            worker.rx.recv_timeout(LINE_LIMIT).ok()
-        } else {
-            None
+        let Some(front) = inflight.front() else {
+            break;
         };
-        let json = match reply {
-            Some((json, panicked)) => {
-                failed |= panicked;
-                json
-            }
-            None => {
-                // Hung or gone: answer deny, leave the thread behind, and
-                // continue with a fresh worker.
-                failed = true;
-                worker = spawn_worker(homes, a)?;
-                deny_line(&text, "the evaluation of this line did not finish in time")
+        if let Line::TimedOut(text) = front {
+            failed = true;
+            writeln!(
+                out,
+                "{}",
+                deny_line(text, "the evaluation of this line did not finish in time")
+            )?;
+            inflight.pop_front();
+            continue;
+        }
+        if let Some((json, panicked)) = ready.pop_front() {
+            failed |= panicked;
+            writeln!(out, "{json}")?;
+            inflight.pop_front();
+            continue;
+        }
+        // Wait for the next answers, as long as the line the worker is on
+        // has not run out of time.
+        let wait = {
+            let p = worker
+                .progress
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            match p.started {
+                Some(s) => LINE_LIMIT.checked_sub(s.elapsed()),
+                None => Some(LINE_LIMIT),
             }
         };
-        writeln!(out, "{json}")?;
+        let hung = match wait.map(|w| worker.rx.recv_timeout(w)) {
+            Some(Ok(group)) => {
+                worker.received += group.len();
+                ready.extend(group);
+                false
+            }
+            Some(Err(RecvTimeoutError::Timeout)) => {
+                // Hung only if the line it is on is still running and has
+                // run out of time (else wait again).
+                let p = worker
+                    .progress
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                p.started.is_some_and(|s| s.elapsed() >= LINE_LIMIT)
+            }
+            Some(Err(RecvTimeoutError::Disconnected)) | None => true,
+        };
+        if !hung {
+            continue;
+        }
+        // Hung or gone: the line it is on is answered deny, its thread is
+        // left behind, and a fresh worker takes the rest — the lines it had
+        // finished but not handed back are evaluated again.
+        let done = worker
+            .progress
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .done;
+        // The worker's n-th unanswered line is the n-th line still to be
+        // answered by it (lines already timed out were not given to it).
+        let n = done.saturating_sub(worker.received);
+        let stuck = inflight
+            .iter_mut()
+            .filter(|l| matches!(l, Line::Sent(_)))
+            .nth(n);
+        if let Some(l) = stuck {
+            if let Line::Sent(text) = l {
+                *l = Line::TimedOut(std::mem::take(text));
+            }
+        }
+        worker = spawn_worker(homes, a)?;
+        for l in &inflight {
+            if let Line::Sent(text) = l {
+                let _ = worker.tx.send(text.clone());
+            }
+        }
     }
     out.flush()?;
     Ok(if failed { 1 } else { 0 })
