@@ -138,3 +138,92 @@ fn every_failure_blocks_in_every_host() {
         assert!(r.secs < 20.0, "{host} {fault}: {:.1} s", r.secs);
     }
 }
+
+/// A batch file of `n` numbered lines (`echo line-K`) with `hang` and
+/// `panic` among them, evaluated with those faults injected.
+#[cfg(feature = "fault-injection")]
+fn batch(lines: &[String], fault: Option<&str>) -> (Option<i32>, Vec<serde_json::Value>) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let home = tmp.path().join("home");
+    let proj = home.join("proj");
+    std::fs::create_dir_all(&proj).expect("mkdir");
+    let file = tmp.path().join("batch.txt");
+    std::fs::write(&file, lines.join("\n") + "\n").expect("write");
+    let mut c = Command::new(BIN);
+    c.args(["check", "--batch"])
+        .arg(&file)
+        .arg("--cwd")
+        .arg(&proj)
+        .arg("--project-dir")
+        .arg(&proj)
+        .env("HOME", &home)
+        .env_remove("SHELLGATE_HOME")
+        .env_remove("SHELLGATE_FAULT");
+    if let Some(f) = fault {
+        c.env("SHELLGATE_FAULT", f);
+    }
+    let out = c.output().expect("run");
+    let values = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            // The scratch directory differs from run to run.
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("json line");
+            if let Some(o) = v.as_object_mut() {
+                o.remove("cwd");
+            }
+            v
+        })
+        .collect();
+    (out.status.code(), values)
+}
+
+/// A batch line that hangs is answered deny after the line limit and the
+/// batch goes on with a fresh worker: every other line is answered as
+/// without the fault, in order — also those read ahead and finished by the
+/// abandoned worker but not yet handed back, and a second hang among the
+/// lines the fresh worker took over.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn a_hanging_batch_line_is_denied_and_the_batch_goes_on() {
+    let mut lines: Vec<String> = (0..300).map(|k| format!("echo line-{k}")).collect();
+    lines[130] = "echo hang-me".into();
+    let (code, clean) = batch(&lines, None);
+    assert_eq!(code, Some(0));
+    assert_eq!(clean.len(), 300);
+    let start = Instant::now();
+    let (code, faulty) = batch(&lines, Some("batch-hang:echo hang-me"));
+    assert!(start.elapsed().as_secs_f64() >= 5.0);
+    assert_eq!(code, Some(1), "a timed-out line shows in the exit status");
+    assert_eq!(faulty.len(), 300);
+    for (k, (a, b)) in clean.iter().zip(&faulty).enumerate() {
+        if k == 130 {
+            assert_eq!(b["decision"], "deny");
+            assert_eq!(b["command"], "echo hang-me");
+            assert!(b["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("did not finish in time")));
+        } else {
+            assert_eq!(a, b, "line {k}");
+        }
+    }
+    // The same line twice: the fresh worker meets it again.
+    lines[131] = "echo hang-me".into();
+    let (code, faulty) = batch(&lines, Some("batch-hang:echo hang-me"));
+    assert_eq!(code, Some(1));
+    assert_eq!(faulty.len(), 300);
+    for k in [130, 131] {
+        assert_eq!(faulty[k]["decision"], "deny", "line {k}");
+        assert_eq!(faulty[k]["command"], "echo hang-me");
+    }
+    assert_eq!(faulty[129], clean[129]);
+    assert_eq!(faulty[132], clean[132]);
+    assert_eq!(faulty[299], clean[299]);
+    // A panic is an internal error on that line only.
+    let (code, faulty) = batch(&lines, Some("batch-panic:echo hang-me"));
+    assert_eq!(code, Some(1));
+    assert_eq!(faulty.len(), 300);
+    assert!(faulty[130]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("internal error")));
+    assert_eq!(faulty[200], clean[200]);
+}

@@ -429,7 +429,12 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
             i += 1;
             continue;
         }
-        let cands = visible(&p.nodes);
+        // The options in reach matter only to a word that looks like one.
+        let cands = if text.starts_with('-') {
+            visible(&p.nodes)
+        } else {
+            Vec::new()
+        };
         if text.starts_with("--")
             || (node.long_single_dash && text.starts_with('-') && text.len() > 2)
         {
@@ -602,10 +607,13 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
         if matches!(style, Style::Posix | Style::Go) {
             options_done = true;
         }
-        // A command line starts here: its words are its own.
-        let ops = assign(node.operands, &p.positionals, &p.supplied());
-        if ops.last().is_some_and(|o| o.role == Role::Argv) {
-            options_done = true;
+        // A command line starts here: its words are its own (only a node
+        // with a command-line slot can start one).
+        if node.operands.iter().any(|s| s.role == Role::Argv) {
+            let ops = assign(node.operands, &p.positionals, &p.supplied());
+            if ops.last().is_some_and(|o| o.role == Role::Argv) {
+                options_done = true;
+            }
         }
         i += 1;
     }

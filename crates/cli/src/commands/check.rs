@@ -181,9 +181,7 @@ fn spawn_worker(homes: &Homes, a: &CheckArgs) -> Result<Worker> {
                     Ok(t) => t,
                     Err(TryRecvError::Empty) => {
                         // Out of lines: hand back what is done, then wait.
-                        if !group.is_empty()
-                            && resp_tx.send(std::mem::take(&mut group)).is_err()
-                        {
+                        if !group.is_empty() && resp_tx.send(std::mem::take(&mut group)).is_err() {
                             break;
                         }
                         match req_rx.recv() {
@@ -378,6 +376,19 @@ fn batch_line(
     defaults: &CallFlags,
     line: &str,
 ) -> Result<Decision> {
+    // Test builds only: `SHELLGATE_FAULT=batch-hang:TEXT` makes the line
+    // TEXT hang, `batch-panic:TEXT` panic (the batch watchdog's tests).
+    #[cfg(feature = "fault-injection")]
+    if let Ok(f) = std::env::var("SHELLGATE_FAULT") {
+        if f.strip_prefix("batch-hang:") == Some(line) {
+            loop {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
+        }
+        if f.strip_prefix("batch-panic:") == Some(line) {
+            panic!("injected fault: batch panic");
+        }
+    }
     let parsed: Option<BatchCall> = if line.trim_start().starts_with('{') {
         serde_json::from_str::<serde_json::Value>(line)
             .ok()
