@@ -209,7 +209,7 @@ impl ReadRoots {
         }
         let safe = config.safe_reads();
         let mut roots = Vec::new();
-        let mut add = |p: &str, kind: RootKind| {
+        let add = |roots: &mut Vec<Root>, p: &str, kind: RootKind| {
             let e = expand_home(p, home);
             if e.starts_with('/') {
                 roots.push(Root {
@@ -219,18 +219,26 @@ impl ReadRoots {
             }
         };
         if safe.builtin_read_roots {
-            for p in BUILTIN_TREES {
-                add(p, RootKind::Tree);
-            }
-            for p in BUILTIN_DIRS {
-                add(p, RootKind::Dir);
-            }
-            for p in BUILTIN_FILES {
-                add(p, RootKind::File);
+            for (list, kind) in [
+                (BUILTIN_TREES, RootKind::Tree),
+                (BUILTIN_DIRS, RootKind::Dir),
+                (BUILTIN_FILES, RootKind::File),
+            ] {
+                for p in list {
+                    if p.starts_with('/') {
+                        // Written normalized (a test checks): taken as is.
+                        roots.push(Root {
+                            path: p.to_string(),
+                            kind,
+                        });
+                    } else {
+                        add(&mut roots, p, kind);
+                    }
+                }
             }
         }
         for p in &safe.read_roots {
-            add(p, RootKind::Tree);
+            add(&mut roots, p, RootKind::Tree);
         }
         // A root that is `/`, the home or an ancestor of it would make
         // everything a read root: ignored.
@@ -354,6 +362,15 @@ fn glob_dir_has_secret(fs: &dyn Fs, dir: &str) -> bool {
 mod tests {
     use super::*;
     use crate::fs::OsFs;
+
+    #[test]
+    fn builtin_absolute_roots_are_written_normalized() {
+        for p in BUILTIN_TREES.iter().chain(BUILTIN_DIRS).chain(BUILTIN_FILES) {
+            if p.starts_with('/') {
+                assert_eq!(paths::normalize(p), *p);
+            }
+        }
+    }
 
     fn touch(p: &str) -> Touch {
         Touch::new(p, TouchKind::Operand, Scope::Exact)

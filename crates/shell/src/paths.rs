@@ -9,6 +9,9 @@
 /// trailing separators. `..` at the root stays at the root. A relative input
 /// is normalized as if rooted at `/`.
 pub fn normalize(path: &str) -> String {
+    if is_normal(path) {
+        return path.to_string();
+    }
     let mut parts: Vec<&str> = Vec::new();
     for seg in path.split('/') {
         match seg {
@@ -28,6 +31,18 @@ pub fn normalize(path: &str) -> String {
         out.push_str(p);
     }
     out
+}
+
+/// Whether `path` is already what [`normalize`] makes of it: `/`, or
+/// absolute with no empty, `.` or `..` segment (no trailing separator).
+fn is_normal(path: &str) -> bool {
+    if path == "/" {
+        return true;
+    }
+    let Some(rest) = path.strip_prefix('/') else {
+        return false;
+    };
+    rest.split('/').all(|seg| !matches!(seg, "" | "." | ".."))
 }
 
 /// Resolve `rel` lexically against the absolute directory `base`.
@@ -126,6 +141,27 @@ mod tests {
         assert_eq!(normalize("/.."), "/");
         assert_eq!(resolve("/home/u/p", "../x"), "/home/u/x");
         assert_eq!(resolve("/home/u/p", "/etc/../var/"), "/var");
+        for p in ["/a/b", "/", "/a/.b/..c", "a/b", "/a/", "//a", "/a/./b", "/a/..", "/.", ""] {
+            let slow = {
+                let parts: Vec<&str> = p
+                    .split('/')
+                    .filter(|s| !s.is_empty() && *s != ".")
+                    .fold(Vec::new(), |mut v, s| {
+                        if s == ".." {
+                            v.pop();
+                        } else {
+                            v.push(s);
+                        }
+                        v
+                    });
+                if parts.is_empty() {
+                    "/".to_string()
+                } else {
+                    parts.iter().map(|s| format!("/{s}")).collect()
+                }
+            };
+            assert_eq!(normalize(p), slow, "{p}");
+        }
     }
 
     #[test]
