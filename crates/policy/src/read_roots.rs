@@ -365,7 +365,11 @@ mod tests {
 
     #[test]
     fn builtin_absolute_roots_are_written_normalized() {
-        for p in BUILTIN_TREES.iter().chain(BUILTIN_DIRS).chain(BUILTIN_FILES) {
+        for p in BUILTIN_TREES
+            .iter()
+            .chain(BUILTIN_DIRS)
+            .chain(BUILTIN_FILES)
+        {
             if p.starts_with('/') {
                 assert_eq!(paths::normalize(p), *p);
             }

@@ -141,19 +141,30 @@ mod tests {
         assert_eq!(normalize("/.."), "/");
         assert_eq!(resolve("/home/u/p", "../x"), "/home/u/x");
         assert_eq!(resolve("/home/u/p", "/etc/../var/"), "/var");
-        for p in ["/a/b", "/", "/a/.b/..c", "a/b", "/a/", "//a", "/a/./b", "/a/..", "/.", ""] {
+        for p in [
+            "/a/b",
+            "/",
+            "/a/.b/..c",
+            "a/b",
+            "/a/",
+            "//a",
+            "/a/./b",
+            "/a/..",
+            "/.",
+            "",
+        ] {
             let slow = {
-                let parts: Vec<&str> = p
-                    .split('/')
-                    .filter(|s| !s.is_empty() && *s != ".")
-                    .fold(Vec::new(), |mut v, s| {
+                let parts: Vec<&str> = p.split('/').filter(|s| !s.is_empty() && *s != ".").fold(
+                    Vec::new(),
+                    |mut v, s| {
                         if s == ".." {
                             v.pop();
                         } else {
                             v.push(s);
                         }
                         v
-                    });
+                    },
+                );
                 if parts.is_empty() {
                     "/".to_string()
                 } else {
