@@ -275,6 +275,25 @@ pub fn pure_builtin(argv: &[Word], windows: bool) -> bool {
     let Some(w0) = argv.first().and_then(Word::literal) else {
         return false;
     };
+    // Only these builtins can qualify (the match below): others are not
+    // read further.
+    if !matches!(
+        w0.as_str(),
+        "[[" | "(("
+            | "command"
+            | "type"
+            | "hash"
+            | "export"
+            | "declare"
+            | "typeset"
+            | "local"
+            | "readonly"
+            | "read"
+            | "unset"
+            | "let"
+    ) {
+        return false;
+    }
     let lits: Option<Vec<String>> = argv.iter().skip(1).map(Word::literal).collect();
     let Some(args) = lits else {
         return matches!(w0.as_str(), "[[" | "((");

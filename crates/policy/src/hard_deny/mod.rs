@@ -100,12 +100,27 @@ fn check_depth(
     rules: &[HardDenyRule],
     depth: usize,
 ) -> Option<Denial> {
-    for inv in &a.invocations {
-        if let Some(d) = invocation_depth(inv, home, fs, depth) {
+    // Each invocation's words as the program receives them, expanded once
+    // for every rule below.
+    let expanded: Vec<Vec<XArg>> = a
+        .invocations
+        .iter()
+        .map(|inv| expand_all(&inv.argv, home))
+        .collect();
+    let verb_rules = rules.iter().any(|r| r.verb.is_some());
+    for (inv, argv) in a.invocations.iter().zip(&expanded) {
+        let place = Place {
+            home,
+            cwd: inv.cwd.as_deref(),
+            fs,
+        };
+        if let Some(d) = check_argv(argv, &inv.redirects, place, depth) {
             return Some(d);
         }
-        if let Some(d) = custom_verb(inv, rules) {
-            return Some(d);
+        if verb_rules {
+            if let Some(d) = custom_verb(inv, rules) {
+                return Some(d);
+            }
         }
     }
     if a.fork_bomb {
@@ -117,7 +132,7 @@ fn check_depth(
             "downloaded content would run as a program without anyone seeing it",
         );
     }
-    reverse_shell::call_wide(a, home).or_else(|| signals::lookup_and_kill(a, home))
+    reverse_shell::call_wide(a, &expanded).or_else(|| signals::lookup_and_kill(a, home, &expanded))
 }
 
 fn lits(argv: &[Word]) -> Vec<String> {

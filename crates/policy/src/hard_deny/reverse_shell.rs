@@ -201,7 +201,9 @@ fn network_fed_reader(inv: &Invocation, argv: &[XArg], fifos: bool) -> bool {
 }
 
 /// Call-wide: a connection and a shell reading its program from stdin.
-pub(super) fn call_wide(a: &Analysis, home: &str) -> Option<Denial> {
+/// `expanded`: each invocation's words as the program receives them (in
+/// the order of `a.invocations`).
+pub(super) fn call_wide(a: &Analysis, expanded: &[Vec<XArg>]) -> Option<Denial> {
     let mut conn = false;
     let mut reader = false;
     let mut dyn_program = false;
@@ -230,10 +232,9 @@ pub(super) fn call_wide(a: &Analysis, home: &str) -> Option<Denial> {
             b == "mkfifo"
                 || (b == "mknod" && inv.argv.iter().any(|w| w.literal().as_deref() == Some("p")))
         });
-    for inv in &a.invocations {
-        let argv = super::words::expand_all(&inv.argv, home);
-        conn |= opens_connection(inv, &argv);
-        reader |= network_fed_reader(inv, &argv, fifos);
+    for (inv, argv) in a.invocations.iter().zip(expanded) {
+        conn |= opens_connection(inv, argv);
+        reader |= network_fed_reader(inv, argv, fifos);
         match argv.first().and_then(|p| p.value.as_deref()) {
             None if !argv.is_empty() => dyn_program = true,
             Some("read") => reads_lines = true,

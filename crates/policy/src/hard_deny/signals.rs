@@ -634,14 +634,13 @@ pub(super) fn check(c: &Cmd) -> Option<Denial> {
 /// Call-wide: a process lookup that finds the gate (`pgrep`, `pidof`,
 /// `ps … | grep`) in the same call as a `kill` whose targets come from
 /// elsewhere (`kill $(pgrep -f shellgate)`, `pgrep shellgate | xargs kill`).
-pub(super) fn lookup_and_kill(a: &Analysis, home: &str) -> Option<Denial> {
+pub(super) fn lookup_and_kill(a: &Analysis, home: &str, expanded: &[Vec<XArg>]) -> Option<Denial> {
     // The lookups only matter next to a kill: they are examined (in the
     // call's order, with the same rules) once one is seen, so a call
     // without a kill compiles no pattern.
     let mut kills = false;
     let mut lookups: Vec<(String, Vec<XArg>)> = Vec::new();
-    for inv in &a.invocations {
-        let argv = super::words::expand_all(&inv.argv, home);
+    for argv in expanded.iter().take(a.invocations.len()) {
         let Some((prog, args)) = argv.split_first() else {
             continue;
         };
