@@ -321,13 +321,14 @@ impl Fs for CachingFs<'_> {
     }
 
     fn stat(&self, path: &str) -> io::Result<FileKind> {
-        // A path whose `lstat` is not a link has the same `stat`.
-        if let Some(Ok(k)) = self.lstat.borrow().get(path) {
-            if *k != FileKind::Symlink {
-                return Ok(*k);
-            }
+        // A path whose `lstat` is not a link has the same `stat`, and one
+        // `lstat` cannot reach fails the same way for `stat` (the same
+        // lookups, before any last link is followed): only a link is asked
+        // again. Most paths are asked both questions: each costs one probe.
+        match self.lstat(path) {
+            Ok(FileKind::Symlink) => cached(&self.stat, path, || self.inner.stat(path)),
+            other => other,
         }
-        cached(&self.stat, path, || self.inner.stat(path))
     }
 
     fn read_link(&self, path: &str) -> io::Result<PathBuf> {
