@@ -364,7 +364,7 @@ fn reader_fit(inv: &Invocation, safe: &SafeVerbs, writes: bool) -> Fit {
 }
 
 /// A write redirect to a file other than the exempt devices.
-fn writes_redirect(inv: &Invocation) -> bool {
+pub fn writes_redirect(inv: &Invocation) -> bool {
     inv.redirects.iter().any(|r| {
         r.kind.writes()
             && match &r.target {

@@ -169,6 +169,21 @@ fn builds_tests_and_edits_inside_the_project_run_sandboxed() {
         ("mv src/old.c src/new.c", "edit"),
         ("patch -p1 <<'EOF'\n--- a/x\n+++ b/x\nEOF", "edit"),
         ("echo done > build.log", "edit"),
+        // read-only substitutions run confined with the command
+        (
+            "git commit -m \"$(cat <<'EOF'\nfix: x\n\nmore\nEOF\n)\"",
+            "edit",
+        ),
+        ("make -j$(nproc)", "build"),
+        (
+            "cmake --build build -j\"$(nproc)\" 2>&1 | tail -30",
+            "build",
+        ),
+        // an excused assignment naming a read root (SPEC §15.14)
+        (
+            "JAVA_HOME=/usr/lib/jvm/java-21-openjdk-amd64 ./gradlew test",
+            "build",
+        ),
     ] {
         let d = run(&t, &p, &c, &none(), cmd);
         assert_eq!(
@@ -282,6 +297,15 @@ fn never_sandboxed() {
         // complex
         "for f in src/*; do make $f; done",
         "make $(cat targets)",
+        // substitutions that write, reach out or read secrets
+        "git commit -m \"$(cat ~/.netrc)\"",
+        "git commit -m \"$(cat src/a > src/b)\"",
+        "git commit -m \"$(touch src/x)\"",
+        "make -j$(curl -s http://127.0.0.1:9/n)",
+        "make -j$(git fetch -q origin)",
+        // assignments naming secrets or places outside the read roots
+        "OUT=/etc/ssl/private ./gradlew test",
+        "JAVA_HOME=/home/u/jdk ./gradlew test",
     ] {
         let d = run(&t, &p, &c, &none(), cmd);
         assert_ne!(d.reason, "sandboxed", "{cmd}");

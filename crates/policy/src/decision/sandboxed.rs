@@ -27,10 +27,11 @@ use shellgate_shell::paths;
 use super::layers::ShellCall;
 use super::statuses::real;
 use super::{Decision, Policy, Status};
+use crate::candidates::{Touch, TouchKind};
 use crate::config::{expand_home, SandboxMode};
 use crate::fs;
 use crate::model::Os;
-use crate::read_roots::secret_path;
+use crate::read_roots::{secret_path, ReadRoots};
 use crate::sandboxable::{fit, model_paths, Fit};
 
 /// What the caller offers: it can run the rewritten command, with this
@@ -160,6 +161,7 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
             .any(|root| fs::contains(ctx.fs, root, p))
     };
     let safe = call.policy.safe_verbs(ctx.os);
+    let roots = ReadRoots::new(&call.policy.config, &ctx.home, ctx.audience, ctx.os);
     let mut build = false;
     for (inv, cc) in call.analysis.invocations.iter().zip(call.per_inv.iter()) {
         // A runner's command line is judged through the runner; other inner
@@ -177,8 +179,21 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
         // Only what the command shows at its top level runs confined
         // without a human: not a write hidden in a substitution, not an
         // option or program text no grant covers, not a release step.
-        if inv.in_substitution || !inv.uncovered.is_empty() || releases(&cc.verb) {
+        if !inv.uncovered.is_empty() || releases(&cc.verb) {
             return None;
+        }
+        // A command substitution runs confined too; it may only read
+        // (`git commit -m "$(cat <<'EOF' …)"`, `make -j$(nproc)`): every
+        // candidate it names is safe or a side effect, and it redirects no
+        // output into a file.
+        if inv.in_substitution {
+            let mut mine = out.candidates.iter().filter(|c| c.verb == cc.verb);
+            let read_only = mine.clone().next().is_some()
+                && mine.all(|c| matches!(c.status, Status::Safe | Status::SideEffect));
+            if !read_only || crate::sandboxable::writes_redirect(inv) {
+                return None;
+            }
+            continue;
         }
         let f = fit(inv, &ctx.home, safe, &inside);
         if f == Fit::No {
@@ -232,9 +247,23 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
         // naming a file there still asks: a human wants to see writes
         // outside the project, and a home below the temp directory would
         // put `~/.bashrc` in it.)
-        let mut named: Vec<String> = cc.touches.iter().map(|t| t.path.clone()).collect();
+        // A read outside the project in a read root (`JAVA_HOME=/usr/lib/jvm/…
+        // ./gradlew test`, `cp /usr/share/misc/x src/`) is what a safe
+        // reader may do there too (§15.17 read roots, secrets excluded,
+        // resolved as well as written); the sandbox keeps it read-only.
+        let root_read = |t: &Touch| {
+            !inside(&t.path)
+                && reads_only(t)
+                && roots.covers(ctx.fs, std::slice::from_ref(t), false, |_| false)
+        };
+        let mut named: Vec<String> = cc
+            .touches
+            .iter()
+            .filter(|t| !root_read(t))
+            .map(|t| t.path.clone())
+            .collect();
         named.extend(model_paths(inv, &ctx.home)?);
-        if inv.cwd.is_none() || named.is_empty() {
+        if inv.cwd.is_none() || (named.is_empty() && cc.touches.is_empty()) {
             return None;
         }
         for p in &named {
@@ -244,7 +273,7 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
         }
         // Where the kernel goes (`dep/../x` with `dep` a link out of the
         // project): every touch resolves inside too (§15.11).
-        for t in &cc.touches {
+        for t in cc.touches.iter().filter(|t| !root_read(t)) {
             let ok = [&project, &session_dir].iter().any(|root| {
                 crate::resolve::contained(
                     ctx.fs,
@@ -299,6 +328,19 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
         command,
         argv,
     })
+}
+
+/// A touch that only reads: an input redirect, or an operand or assignment
+/// value whose role (when the model knows it) is a read or a listing. An
+/// assignment's value (`Any`) may be written by the program, which the
+/// sandbox then stops: the run fails and the next call asks.
+fn reads_only(t: &Touch) -> bool {
+    use shellgate_programs::Role;
+    match t.kind {
+        TouchKind::RedirectRead => true,
+        TouchKind::Operand => matches!(t.role, Some(Role::Read | Role::List | Role::Any)),
+        TouchKind::RedirectWrite | TouchKind::WorkingDir => false,
+    }
 }
 
 /// A path inside the project's `.git`, a host's control files, or a file
