@@ -67,6 +67,14 @@ const BUILTIN_TREES: &[&str] = &[
     "~/.m2/repository",
     "~/.rustup/toolchains",
     "~/.sdkman/candidates",
+    // Installed toolchains and tools, and the Go build cache: programs and
+    // build outputs, no credentials (`ls ~/go/bin`, `du -sh ~/.cache/go-build`).
+    "~/go/bin",
+    "~/.cache/go-build",
+    "~/.cargo/bin",
+    "~/.nvm/versions",
+    "~/.pyenv/versions",
+    "~/.rbenv/versions",
 ];
 
 /// Directories whose entries (not subtrees) may be listed and read.

@@ -555,7 +555,14 @@ fn builtin_read_roots() {
     std::fs::write(format!("{cache}/clock.go"), "package y\n").expect("write");
     std::fs::create_dir_all(format!("{}/.gradle", t.home)).expect("mkdir");
     std::fs::write(format!("{}/.gradle/gradle.properties", t.home), "pw=1\n").expect("write");
+    std::fs::create_dir_all(format!("{}/go/bin", t.home)).expect("mkdir");
+    std::fs::create_dir_all(format!("{}/.cargo/bin", t.home)).expect("mkdir");
+    std::fs::write(format!("{}/.cargo/credentials.toml", t.home), "token=1\n").expect("write");
+    std::fs::write(format!("{}/.netrc", t.home), "machine x\n").expect("write");
     for cmd in [
+        "ls ~/go/bin/".to_string(),
+        "ls -la ~/.cargo/bin".to_string(),
+        "du -sh ~/go/pkg/mod ~/.cache/go-build".to_string(),
         format!("sed -n '1,80p' {cache}/clock.go"),
         format!("rg -n Clock {cache}"),
         "ls ~/go/pkg/mod/github.com/".to_string(),
@@ -574,6 +581,9 @@ fn builtin_read_roots() {
         "cat /etc/shadow",
         "cat /proc/self/environ",
         "cat ~/.m2/settings.xml",
+        "cat ~/go/bin/../../.netrc",
+        "cat ~/.cargo/bin/../credentials.toml",
+        "ls ~/.cargo",
     ] {
         let d = run(&t, &p, &c, &none(), cmd);
         assert_ne!(d.reason, "safe_verb_in_safe_space", "{cmd}");
