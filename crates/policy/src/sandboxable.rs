@@ -185,6 +185,9 @@ pub fn fit(
         }
     }
     let writes = writes_redirect(inv);
+    if matches!(base.as_str(), "bash" | "sh") {
+        return shell_script_fit(inv, home, in_project);
+    }
     let words = Words::of(inv, home);
     let args = words.args();
     let Some(prog) = lookup(&base) else {
@@ -258,9 +261,23 @@ pub fn fit(
             }
         }
         Kind::Runner => runner_fit(inv, &parsed, home, safe, in_project),
-        Kind::Interpreter => python_module_fit(&parsed, &args),
+        Kind::Interpreter => interpreter_fit(inv, &parsed, &args, in_project),
         Kind::Installer | Kind::Network => Fit::No,
     }
+}
+
+/// Build targets that publish, deploy or release: they need the network
+/// (which the sandbox takes away) and a human wants to see them anyway.
+pub fn releases(verb: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "deploy", "publish", "release", "upload", "push", "ship", "promote", "rollout", "apply",
+        "destroy", "install",
+    ];
+    verb.split([' ', ':', '-', '_', '/']).skip(1).any(|t| {
+        WORDS
+            .iter()
+            .any(|w| t.eq_ignore_ascii_case(w) || t.to_ascii_lowercase().starts_with(w))
+    })
 }
 
 /// Runners that only change how a program runs, in the same process tree
@@ -280,21 +297,81 @@ const PY_BUILD_MODULES: &[&str] = &[
     "coverage", "tox", "nox",
 ];
 
-/// `python -m pytest …`: a build; any other interpreter use (a script,
-/// `-c` code, another module) is not run unattended.
-fn python_module_fit(p: &Parsed, args: &[Arg]) -> Fit {
-    if p.program.id != "python" || p.any_effect(fx::CODE) {
+/// Interpreters whose first operand is a script file they run.
+const SCRIPT_INTERPRETERS: &[&str] = &["python", "node", "ruby", "perl", "php"];
+
+/// `python -m pytest …`: a build. A script of the project run by its
+/// interpreter (`python3 manage.py test`, `node scripts/build.js`) is the
+/// project's own code, as `./scripts/build.sh` is. Code given on the
+/// command line (`-c`, `-e`), standard input, another module, a script
+/// outside the project, or one named for a release step is not run
+/// unattended.
+fn interpreter_fit(
+    inv: &Invocation,
+    p: &Parsed,
+    args: &[Arg],
+    in_project: &dyn Fn(&str) -> bool,
+) -> Fit {
+    if !SCRIPT_INTERPRETERS.contains(&p.program.id) || p.any_effect(fx::CODE) {
         return Fit::No;
     }
-    let module = p
-        .opts
-        .iter()
-        .find(|o| o.opt.name == "-m")
-        .and_then(|o| o.value)
-        .and_then(|v| p.value_text(args, v));
-    match module {
-        Some(m) if PY_BUILD_MODULES.contains(&m) => Fit::Build,
+    let module = p.opts.iter().find(|o| o.opt.name == "-m");
+    if p.program.id == "python" && module.is_some() {
+        let name = module
+            .and_then(|o| o.value)
+            .and_then(|v| p.value_text(args, v));
+        return match name {
+            Some(m) if PY_BUILD_MODULES.contains(&m) => Fit::Build,
+            _ => Fit::No,
+        };
+    }
+    let Some(&first) = p.positionals.first() else {
+        return Fit::No;
+    };
+    match args.get(first) {
+        Some(Arg::Static(script)) => project_script(inv, script, in_project),
         _ => Fit::No,
+    }
+}
+
+/// `bash scripts/test.sh ARGS…`, `sh ./ci/check.sh`: the project's script
+/// run by a shell, as `./scripts/test.sh` runs it (no shell options: `-c`
+/// is a command string, `-s` reads standard input).
+fn shell_script_fit(inv: &Invocation, home: &str, in_project: &dyn Fn(&str) -> bool) -> Fit {
+    let Some(script) = inv.argv.get(1).and_then(|w| w.expanded(home)) else {
+        return Fit::No;
+    };
+    if script.starts_with('-') || script.starts_with('+') {
+        return Fit::No;
+    }
+    project_script(inv, &script, in_project)
+}
+
+/// A script file named by a static path inside the project, not standard
+/// input and not named for a release step.
+fn project_script(inv: &Invocation, script: &str, in_project: &dyn Fn(&str) -> bool) -> Fit {
+    if script.is_empty()
+        || script == "-"
+        || script.starts_with("/dev/")
+        || script.starts_with("/proc/")
+    {
+        return Fit::No;
+    }
+    if releases(&format!("script {script}")) {
+        return Fit::No;
+    }
+    let path = if script.starts_with('/') {
+        paths::normalize(script)
+    } else {
+        match inv.cwd.as_deref() {
+            Some(c) => paths::resolve(c, script),
+            None => return Fit::No,
+        }
+    };
+    if in_project(&path) {
+        Fit::Build
+    } else {
+        Fit::No
     }
 }
 

@@ -246,7 +246,6 @@ fn never_sandboxed() {
         "terraform apply",
         "gh pr create --fill",
         "docker compose up -d",
-        "python3 build.py",
         "npx -p cowsay cowsay hi",
         "npx -c 'rm -rf src'",
         "npx left-pad",
@@ -306,6 +305,19 @@ fn never_sandboxed() {
         // assignments naming secrets or places outside the read roots
         "OUT=/etc/ssl/private ./gradlew test",
         "JAVA_HOME=/home/u/jdk ./gradlew test",
+        // scripts: release steps, outside the project, standard input, code
+        "python3 scripts/deploy.py",
+        "bash scripts/release.sh",
+        "node scripts/publish.js",
+        "python3 ../../outside/x.py",
+        "bash ~/x.sh",
+        "bash -s < src/x.sh",
+        "sh -c 'make'; git push",
+        "node -e 'require(\"child_process\")'",
+        "ruby -e 1",
+        "python3 - < src/x.py",
+        "python3 /dev/stdin < src/x.py",
+        "node --require ../../outside/x.js src/a.js",
     ] {
         let d = run(&t, &p, &c, &none(), cmd);
         assert_ne!(d.reason, "sandboxed", "{cmd}");

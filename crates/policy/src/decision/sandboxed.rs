@@ -32,7 +32,7 @@ use crate::config::{expand_home, SandboxMode};
 use crate::fs;
 use crate::model::Os;
 use crate::read_roots::{secret_path, ReadRoots};
-use crate::sandboxable::{fit, model_paths, Fit};
+use crate::sandboxable::{fit, model_paths, releases, Fit};
 
 /// What the caller offers: it can run the rewritten command, with this
 /// program as `shellgate` (the kernel was found able to confine).
@@ -103,20 +103,6 @@ pub fn sh_quote(s: &str) -> String {
 }
 
 /// The sandboxed layer: `true` when the call is now allowed `sandboxed`.
-/// Build targets that publish, deploy or release: they need the network
-/// (which the sandbox takes away) and a human wants to see them anyway.
-fn releases(verb: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "deploy", "publish", "release", "upload", "push", "ship", "promote", "rollout", "apply",
-        "destroy", "install",
-    ];
-    verb.split([' ', ':', '-', '_', '/']).skip(1).any(|t| {
-        WORDS
-            .iter()
-            .any(|w| t.eq_ignore_ascii_case(w) || t.to_ascii_lowercase().starts_with(w))
-    })
-}
-
 pub(super) fn sandboxed(call: &ShellCall, out: &mut Decision) -> bool {
     let Some(run) = plan(call, out) else {
         return false;
