@@ -163,6 +163,14 @@ pub fn secret_name(name: &str) -> bool {
         "ipsec.secrets",
         "krb5.keytab",
         "debian.cnf",
+        // Package managers' site configuration, which may carry a private
+        // index's credentials (`$PREFIX/etc/npmrc` of a Node under
+        // `~/.nvm/versions`, `sys.prefix/pip.conf`).
+        "npmrc",
+        "pip.conf",
+        "pip.ini",
+        "gemrc",
+        ".gemrc",
     ];
     const SUFFIX: &[&str] = &[
         ".tfvars",

@@ -596,6 +596,8 @@ fn builtin_read_roots() {
         "cat ~/go/bin/../../.netrc",
         "cat ~/.cargo/bin/../credentials.toml",
         "ls ~/.cargo",
+        "cat ~/.nvm/versions/node/v20.20.2/etc/npmrc",
+        "cat ~/.pyenv/versions/3.12.1/pip.conf",
     ] {
         let d = run(&t, &p, &c, &none(), cmd);
         assert_ne!(d.reason, "safe_verb_in_safe_space", "{cmd}");
