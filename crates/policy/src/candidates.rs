@@ -504,7 +504,7 @@ fn model_words(inv: &Invocation) -> Option<(Vec<ModelWord>, Vec<usize>)> {
 
 /// A `$NAME`/`${NAME}` reference to a variable whose name says it holds a
 /// credential.
-fn names_secret_variable(raw: &str) -> bool {
+pub(crate) fn names_secret_variable(raw: &str) -> bool {
     let mut rest = raw;
     while let Some(i) = rest.find('$') {
         rest = &rest[i + 1..];

@@ -67,14 +67,14 @@ const BUILTIN_TREES: &[&str] = &[
     "~/.m2/repository",
     "~/.rustup/toolchains",
     "~/.sdkman/candidates",
-    // Installed toolchains and tools, and the Go build cache: programs and
-    // build outputs, no credentials (`ls ~/go/bin`, `du -sh ~/.cache/go-build`).
+    // Installed tools and the Go build cache: programs and build outputs,
+    // no credentials (`ls ~/go/bin`, `du -sh ~/.cache/go-build`). Not the
+    // version managers' trees (`~/.nvm/versions`, `~/.pyenv/versions`): a
+    // Node or Python prefix holds site configuration (`etc/npmrc`,
+    // `pip.conf`) that may carry a private index's credentials.
     "~/go/bin",
     "~/.cache/go-build",
     "~/.cargo/bin",
-    "~/.nvm/versions",
-    "~/.pyenv/versions",
-    "~/.rbenv/versions",
 ];
 
 /// Directories whose entries (not subtrees) may be listed and read.
@@ -97,6 +97,11 @@ const BUILTIN_FILES: &[&str] = &[
     "/proc/loadavg",
     "/proc/uptime",
     "/proc/filesystems",
+    // Devices that read as data and hold nothing.
+    "/dev/null",
+    "/dev/zero",
+    "/dev/urandom",
+    "/dev/random",
 ];
 
 /// Places inside a built-in tree that are never covered (site
@@ -307,8 +312,35 @@ impl ReadRoots {
         let Some(root) = self.lexical_root(&p, below) else {
             return false;
         };
-        if matches!(t.scope, Scope::Glob { .. }) && glob_dir_has_secret(fs, &p) {
-            return false;
+        if matches!(t.scope, Scope::Glob { .. }) {
+            if glob_dir_has_secret(fs, &p) {
+                return false;
+            }
+            // Every match of the whole pattern (`~/.pyenv/versions/*/pip.conf`,
+            // `…/*/*`): none a secret, each inside a root as resolved.
+            let ex = crate::resolve::expand(fs, &t.raw, false);
+            if !ex.complete || !ex.unlisted.is_empty() {
+                return false;
+            }
+            for (m, _) in &ex.matches {
+                let m = paths::normalize(m);
+                if excluded(&m) || secret_path(&m) || self.lexical_root(&m, recursive).is_none() {
+                    return false;
+                }
+                match fs.canonicalize(&m) {
+                    Ok(real) => {
+                        let real = paths::normalize(&real.to_string_lossy());
+                        if excluded(&real)
+                            || secret_path(&real)
+                            || self.resolved_root(fs, &real, recursive).is_none()
+                        {
+                            return false;
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(_) => return false,
+                }
+            }
         }
         match fs.canonicalize(&p) {
             Ok(real) => {

@@ -56,6 +56,10 @@ pub enum Fit {
 /// they are pointed.
 const EDIT_WRITERS: &[&str] = &["cp", "mv", "mkdir", "touch", "rmdir", "patch", "chmod"];
 
+/// Directories of a project's own environment whose programs are the
+/// tools the project installed (a virtualenv's, node's local bin).
+const ENV_BINS: &[&str] = &["/.venv/bin", "/venv/bin", "/node_modules/.bin"];
+
 /// Build-tool wrapper scripts a project carries by convention.
 const PROJECT_WRAPPERS: &[&str] = &["gradlew", "mvnw"];
 
@@ -145,14 +149,18 @@ pub fn program_path(inv: &Invocation, home: &str) -> Option<String> {
     }
 }
 
+/// Where paths lie, as the caller's file system says.
+pub struct Place<'a> {
+    /// Whether a path lies inside the writable project (or session
+    /// directory), lexically and with no symbolic link on the way.
+    pub in_project: &'a dyn Fn(&str) -> bool,
+    /// Whether a path is a regular file (a final link not followed).
+    pub regular_file: &'a dyn Fn(&str) -> bool,
+}
+
 /// The fit of one simple command. `in_project`: whether a path lies inside
 /// the writable project (or session directory).
-pub fn fit(
-    inv: &Invocation,
-    home: &str,
-    safe: &SafeVerbs,
-    in_project: &dyn Fn(&str) -> bool,
-) -> Fit {
+pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit {
     if inv.crude {
         return Fit::No;
     }
@@ -165,28 +173,38 @@ pub fn fit(
     // unattended.
     let mut project_code = false;
     if let Some(path) = program_path(inv, home) {
-        if in_project(&path) {
-            // A project file named like a program people know (`./ls`,
-            // `./git`) is made to be mistaken for it: a human looks.
-            // The project's own wrappers of a build tool (`./gradlew`,
-            // `./mvnw`) are that tool.
-            let known = lookup(&base).is_some()
-                || is_side_effect(&base)
-                || is_path_aware(&base)
-                || safe
-                    .entries()
-                    .any(|e| e.split_whitespace().next() == Some(base.as_str()));
+        // A project file named like a program people know (`./ls`,
+        // `./git`) is made to be mistaken for it: a human looks. The
+        // project's own wrappers of a build tool (`./gradlew`, `./mvnw`) are
+        // that tool.
+        let known = lookup(&base).is_some()
+            || is_side_effect(&base)
+            || is_path_aware(&base)
+            || safe
+                .entries()
+                .any(|e| e.split_whitespace().next() == Some(base.as_str()));
+        // The project's own environment (`.venv/bin/pytest`,
+        // `node_modules/.bin/eslint`): the program it names, installed for
+        // the project, judged as that program. Its entries are often links
+        // to the base interpreter (`.venv/bin/python -> /usr/bin/python3`):
+        // the directory must lie in the project, the entry may lead out.
+        let parent = paths::parent(&path);
+        let env_bin =
+            known && ENV_BINS.iter().any(|d| parent.ends_with(d)) && (place.in_project)(&parent);
+        if env_bin {
+            // judged below by its name
+        } else if (place.in_project)(&path) {
             if known && !PROJECT_WRAPPERS.contains(&base.as_str()) {
                 return Fit::No;
             }
             project_code = true;
-        } else if !SYSTEM_BIN.iter().any(|d| paths::parent(&path) == *d) {
+        } else if !SYSTEM_BIN.iter().any(|d| parent == *d) {
             return Fit::No;
         }
     }
     let writes = writes_redirect(inv);
     if matches!(base.as_str(), "bash" | "sh") {
-        return shell_script_fit(inv, home, in_project);
+        return shell_script_fit(inv, home, place);
     }
     let words = Words::of(inv, home);
     let args = words.args();
@@ -260,8 +278,8 @@ pub fn fit(
                 Fit::Passive
             }
         }
-        Kind::Runner => runner_fit(inv, &parsed, home, safe, in_project),
-        Kind::Interpreter => interpreter_fit(inv, &parsed, &args, in_project),
+        Kind::Runner => runner_fit(inv, &parsed, home, safe, place),
+        Kind::Interpreter => interpreter_fit(inv, &parsed, &args, place),
         Kind::Installer | Kind::Network => Fit::No,
     }
 }
@@ -293,25 +311,68 @@ const PLAIN_RUNNERS: &[&str] = &[
 /// Python modules that are test runners, linters and formatters: `python
 /// -m pytest` is the project's tests, as `pytest` is.
 const PY_BUILD_MODULES: &[&str] = &[
-    "pytest", "unittest", "doctest", "mypy", "pylint", "flake8", "black", "isort", "ruff",
+    "venv", "pytest", "unittest", "doctest", "mypy", "pylint", "flake8", "black", "isort", "ruff",
     "coverage", "tox", "nox",
 ];
 
 /// Interpreters whose first operand is a script file they run.
 const SCRIPT_INTERPRETERS: &[&str] = &["python", "node", "ruby", "perl", "php"];
 
+/// Interpreter options that change nothing but diagnostics, warnings and
+/// optimisation (canonical names): any other option — a debugger or REPL
+/// reading standard input (`-i`, `-d`), a program found on `PATH` (`-S`),
+/// loop wrappers (`-n`, `-p`), preloaded modules — is not run unattended.
+const HARMLESS_OPTIONS: &[(&str, &[&str])] = &[
+    (
+        "python",
+        &[
+            "-u", "-B", "-O", "-OO", "-E", "-s", "-I", "-P", "-q", "-b", "-W",
+        ],
+    ),
+    (
+        "node",
+        &[
+            "--test",
+            "--test-name-pattern",
+            "--test-only",
+            "--test-concurrency",
+            "--test-timeout",
+            "--test-shard",
+            "--enable-source-maps",
+            "--no-warnings",
+            "--trace-warnings",
+        ],
+    ),
+    ("ruby", &["-w", "-W"]),
+    ("perl", &["-w", "-W", "-X", "-T", "-t"]),
+    ("php", &[]),
+];
+
+/// Words of a script's path or arguments that name a release, a deletion
+/// of data, or a publication (`manage.py flush`, `tools/doDeploy.py`,
+/// `scripts/predeploy.sh`), anywhere in a word: a human looks.
+const SCRIPT_STOP_WORDS: &[&str] = &[
+    "deploy", "publish", "release", "upload", "push", "ship", "promote", "rollout", "apply",
+    "destroy", "install", "flush", "drop", "wipe", "purge", "truncate", "reset", "delete",
+];
+
+/// Directories of installed tools, not the project's own scripts
+/// (`python3 .venv/bin/pip`, `node node_modules/npm/bin/npm-cli.js`).
+const TOOL_DIRS: &[&str] = &[
+    "node_modules",
+    ".venv",
+    "venv",
+    "site-packages",
+    "dist-packages",
+];
+
 /// `python -m pytest …`: a build. A script of the project run by its
 /// interpreter (`python3 manage.py test`, `node scripts/build.js`) is the
 /// project's own code, as `./scripts/build.sh` is. Code given on the
-/// command line (`-c`, `-e`), standard input, another module, a script
-/// outside the project, or one named for a release step is not run
-/// unattended.
-fn interpreter_fit(
-    inv: &Invocation,
-    p: &Parsed,
-    args: &[Arg],
-    in_project: &dyn Fn(&str) -> bool,
-) -> Fit {
+/// command line (`-c`, `-e`), standard input, another module, options
+/// beyond [`HARMLESS_OPTIONS`], a script outside the project, or one whose
+/// path or arguments name a release step is not run unattended.
+fn interpreter_fit(inv: &Invocation, p: &Parsed, args: &[Arg], place: &Place) -> Fit {
     if !SCRIPT_INTERPRETERS.contains(&p.program.id) || p.any_effect(fx::CODE) {
         return Fit::No;
     }
@@ -325,11 +386,30 @@ fn interpreter_fit(
             _ => Fit::No,
         };
     }
+    let harmless = HARMLESS_OPTIONS
+        .iter()
+        .find(|(id, _)| *id == p.program.id)
+        .map_or(&[][..], |(_, o)| *o);
+    if !p.problems.is_empty() || p.opts.iter().any(|o| !harmless.contains(&o.opt.name)) {
+        return Fit::No;
+    }
     let Some(&first) = p.positionals.first() else {
+        // `node --test`: the project's test files, found by the runner.
+        if p.program.id == "node" && p.has("--test") {
+            return Fit::Build;
+        }
         return Fit::No;
     };
-    match args.get(first) {
-        Some(Arg::Static(script)) => project_script(inv, script, in_project),
+    let rest: Option<Vec<&str>> = args
+        .iter()
+        .skip(first + 1)
+        .map(|a| match a {
+            Arg::Static(t) => Some(*t),
+            Arg::Dynamic { .. } => None,
+        })
+        .collect();
+    match (args.get(first), rest) {
+        (Some(Arg::Static(script)), Some(rest)) => project_script(inv, script, &rest, place),
         _ => Fit::No,
     }
 }
@@ -337,27 +417,39 @@ fn interpreter_fit(
 /// `bash scripts/test.sh ARGS…`, `sh ./ci/check.sh`: the project's script
 /// run by a shell, as `./scripts/test.sh` runs it (no shell options: `-c`
 /// is a command string, `-s` reads standard input).
-fn shell_script_fit(inv: &Invocation, home: &str, in_project: &dyn Fn(&str) -> bool) -> Fit {
-    let Some(script) = inv.argv.get(1).and_then(|w| w.expanded(home)) else {
+fn shell_script_fit(inv: &Invocation, home: &str, place: &Place) -> Fit {
+    let words: Option<Vec<String>> = inv.argv.iter().skip(1).map(|w| w.expanded(home)).collect();
+    let Some(words) = words else {
+        return Fit::No;
+    };
+    let Some((script, rest)) = words.split_first() else {
         return Fit::No;
     };
     if script.starts_with('-') || script.starts_with('+') {
         return Fit::No;
     }
-    project_script(inv, &script, in_project)
+    let rest: Vec<&str> = rest.iter().map(String::as_str).collect();
+    project_script(inv, script, &rest, place)
 }
 
-/// A script file named by a static path inside the project, not standard
-/// input and not named for a release step.
-fn project_script(inv: &Invocation, script: &str, in_project: &dyn Fn(&str) -> bool) -> Fit {
+/// A script file named by a static path inside the project: a regular file
+/// (not a directory with an entry point, not a link, not a glob), not
+/// standard input, not an installed tool, and neither its path nor its
+/// arguments naming a release step.
+fn project_script(inv: &Invocation, script: &str, rest: &[&str], place: &Place) -> Fit {
     if script.is_empty()
         || script == "-"
         || script.starts_with("/dev/")
         || script.starts_with("/proc/")
+        || script.contains(['*', '?', '[', ']', '{', '}'])
     {
         return Fit::No;
     }
-    if releases(&format!("script {script}")) {
+    let stop = |w: &str| {
+        let w = w.to_ascii_lowercase();
+        SCRIPT_STOP_WORDS.iter().any(|s| w.contains(s))
+    };
+    if stop(script) || rest.iter().any(|w| stop(w)) {
         return Fit::No;
     }
     let path = if script.starts_with('/') {
@@ -368,7 +460,10 @@ fn project_script(inv: &Invocation, script: &str, in_project: &dyn Fn(&str) -> b
             None => return Fit::No,
         }
     };
-    if in_project(&path) {
+    if path.split('/').any(|seg| TOOL_DIRS.contains(&seg)) {
+        return Fit::No;
+    }
+    if (place.in_project)(&path) && (place.regular_file)(&path) {
         Fit::Build
     } else {
         Fit::No
@@ -392,7 +487,7 @@ fn runner_fit(
     parsed: &Parsed,
     home: &str,
     safe: &SafeVerbs,
-    in_project: &dyn Fn(&str) -> bool,
+    place: &Place,
 ) -> Fit {
     let sub = parsed.nodes.get(1).and_then(|n| n.names.first()).copied();
     let plain = parsed.nodes.len() == 1 && PLAIN_RUNNERS.contains(&parsed.program.id);
@@ -419,7 +514,7 @@ fn runner_fit(
     if inner.argv.is_empty() {
         return Fit::No;
     }
-    match fit(&inner, home, safe, in_project) {
+    match fit(&inner, home, safe, place) {
         f @ (Fit::Build | Fit::Edit) => f,
         Fit::Passive | Fit::No => Fit::No,
     }
@@ -518,6 +613,22 @@ fn git_fit(p: &Parsed, args: &[Arg]) -> Fit {
         };
     // `git restore` only of the index (`--staged` without `--worktree`).
     let restore_ok = sub != "restore" || (p.has("--staged") && !p.has("--worktree"));
+    // `git checkout -b NAME [START]` creates a branch and switches to it (as
+    // `git switch -c`); any other checkout may overwrite files of the
+    // working tree (`git checkout go.sum` restores it from the index), which
+    // git cannot undo.
+    if sub == "checkout" {
+        let new_branch = p.has("-b")
+            && p.positionals.len() <= 1
+            && p.dashdash.is_none()
+            && p.opts
+                .iter()
+                .all(|o| matches!(o.opt.name, "-b" | "-q" | "-t"));
+        if !new_branch || !p.problems.is_empty() || !judge::uncovered(p, args).is_empty() {
+            return Fit::No;
+        }
+        return Fit::Edit;
+    }
     if !ok_sub
         || !restore_ok
         || !judge::modifiers(p).is_empty()

@@ -125,6 +125,20 @@ fn builds_tests_and_edits_inside_the_project_run_sandboxed() {
     let t = tree();
     let p = policy("", true);
     let c = ctx(&t, Audience::Personal, Channel::Interactive);
+    // The scripts run through their interpreter must be regular files.
+    for f in [
+        "build.py",
+        "manage.py",
+        "scripts/build.js",
+        "scripts/test.sh",
+        "ci/check.sh",
+    ] {
+        let path = format!("{}/{f}", t.proj);
+        if let Some(dir) = std::path::Path::new(&path).parent() {
+            std::fs::create_dir_all(dir).expect("mkdir");
+        }
+        std::fs::write(&path, "x\n").expect("write");
+    }
     for (cmd, profile) in [
         ("go test ./...", "build"),
         // git's local writes (the sandbox keeps .git/config, hooks, info
@@ -231,6 +245,25 @@ fn never_sandboxed() {
     let t = tree();
     let p = policy("", true);
     let c = ctx(&t, Audience::Personal, Channel::Interactive);
+    // Scripts exist, so only the rule under test refuses them.
+    for f in [
+        "manage.py",
+        "scripts/test.sh",
+        "scripts/predeploy.sh",
+        "scripts/gitpush.js",
+        "tools/doDeploy.py",
+        "src/x.pl",
+        "src/a.sh",
+        "src/a.py",
+        ".venv/bin/pip",
+        "node_modules/npm/bin/npm-cli.js",
+    ] {
+        let path = format!("{}/{f}", t.proj);
+        if let Some(dir) = std::path::Path::new(&path).parent() {
+            std::fs::create_dir_all(dir).expect("mkdir");
+        }
+        std::fs::write(&path, "x\n").expect("write");
+    }
     for cmd in [
         // network, installers, cloud CLIs, runners, interpreters
         "go install golang.org/x/tools/cmd/goimports@latest",
@@ -318,6 +351,46 @@ fn never_sandboxed() {
         "python3 - < src/x.py",
         "python3 /dev/stdin < src/x.py",
         "node --require ../../outside/x.js src/a.js",
+        "node --test -",
+        ".venv/bin/python -c 'import os'",
+        ".venv/bin/pip install requests",
+        "node_modules/.bin/npm publish",
+        "python3 -m venv ../../outside/v",
+        // checkouts that overwrite files
+        "git checkout main",
+        "git checkout src/x.c",
+        "git checkout -b x -- src/x.c",
+        "git checkout -B main",
+        "git checkout -f -b x",
+        // helper-17's round: unquoted expansions split into words the model
+        // never read
+        "make -j$(echo 1 deploy)",
+        "cmake --build build -j$(echo 1 --target install)",
+        "./gradlew test --max-workers=$(echo 1 publish)",
+        "make -j$(cat src/jobs)",
+        "make -j$JOBS",
+        // globs, release words in arguments, interpreter options, tools
+        "bash src/*.sh",
+        "python3 src/[a].py",
+        "bash scripts/test.sh publish",
+        "python3 manage.py deploy",
+        "python3 manage.py flush --noinput",
+        "python3 tools/doDeploy.py",
+        "bash scripts/predeploy.sh",
+        "node scripts/gitpush.js",
+        "perl -S cpan install X",
+        "ruby -S gem push x.gem",
+        "python3 -i manage.py",
+        "perl -d src/x.pl",
+        "python3 .venv/bin/pip uninstall -y requests",
+        "node node_modules/npm/bin/npm-cli.js publish",
+        // a credential's variable into a commit
+        "git commit -m \"$(cat <<EOF\nfix $GITHUB_TOKEN\nEOF\n)\"",
+        "git commit -m \"$(cat <<< \"$ANTHROPIC_API_KEY\")\"",
+        "git commit -m \"$ANTHROPIC_API_KEY\"",
+        // planting a program in the project's environment
+        "cp src/a .venv/bin/gcc",
+        "cat > node_modules/.bin/cat <<'EOF'\nx\nEOF",
     ] {
         let d = run(&t, &p, &c, &none(), cmd);
         assert_ne!(d.reason, "sandboxed", "{cmd}");
@@ -571,10 +644,15 @@ fn builtin_read_roots() {
     std::fs::create_dir_all(format!("{}/.cargo/bin", t.home)).expect("mkdir");
     std::fs::write(format!("{}/.cargo/credentials.toml", t.home), "token=1\n").expect("write");
     std::fs::write(format!("{}/.netrc", t.home), "machine x\n").expect("write");
+    let pkg = format!("{}/go/pkg/mod/example.com/p@v1", t.home);
+    std::fs::create_dir_all(&pkg).expect("mkdir");
+    std::fs::write(format!("{pkg}/debian.cnf"), "password=x\n").expect("write");
+    std::fs::write(format!("{pkg}/p.go"), "package p\n").expect("write");
     for cmd in [
         "ls ~/go/bin/".to_string(),
         "ls -la ~/.cargo/bin".to_string(),
         "du -sh ~/go/pkg/mod ~/.cache/go-build".to_string(),
+        "cat ~/go/pkg/mod/example.com/*/p.go".to_string(),
         format!("sed -n '1,80p' {cache}/clock.go"),
         format!("rg -n Clock {cache}"),
         "ls ~/go/pkg/mod/github.com/".to_string(),
@@ -598,6 +676,10 @@ fn builtin_read_roots() {
         "ls ~/.cargo",
         "cat ~/.nvm/versions/node/v20.20.2/etc/npmrc",
         "cat ~/.pyenv/versions/3.12.1/pip.conf",
+        // a glob in a directory part: every match is checked for secrets
+        "cat ~/go/pkg/mod/example.com/*/debian.cnf",
+        "cat ~/go/pkg/mod/example.com/*/*",
+        "cat ~/go/pkg/mod/*/p@v?/debian.cnf",
     ] {
         let d = run(&t, &p, &c, &none(), cmd);
         assert_ne!(d.reason, "safe_verb_in_safe_space", "{cmd}");

@@ -27,12 +27,13 @@ use shellgate_shell::paths;
 use super::layers::ShellCall;
 use super::statuses::real;
 use super::{Decision, Policy, Status};
-use crate::candidates::{Touch, TouchKind};
+use crate::candidates::{names_secret_variable, Touch, TouchKind};
 use crate::config::{expand_home, SandboxMode};
 use crate::fs;
 use crate::model::Os;
 use crate::read_roots::{secret_path, ReadRoots};
-use crate::sandboxable::{fit, model_paths, releases, Fit};
+use crate::sandboxable::{fit, model_paths, releases, Fit, Place};
+use shellgate_shell::word::{SubstKind, Word};
 
 /// What the caller offers: it can run the rewritten command, with this
 /// program as `shellgate` (the kernel was found able to confine).
@@ -168,6 +169,12 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
         if !inv.uncovered.is_empty() || releases(&cc.verb) {
             return None;
         }
+        // A credential's variable put into a word, a here-string or an
+        // expanding heredoc (`git commit -m "$(cat <<< "$GITHUB_TOKEN")"`):
+        // a human sees where it goes.
+        if mentions_secret_variable(inv) {
+            return None;
+        }
         // A command substitution runs confined too; it may only read
         // (`git commit -m "$(cat <<'EOF' …)"`, `make -j$(nproc)`): every
         // candidate it names is safe or a side effect, and it redirects no
@@ -181,7 +188,12 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
             }
             continue;
         }
-        let f = fit(inv, &ctx.home, safe, &inside);
+        let regular = |p: &str| matches!(ctx.fs.lstat(p), Ok(crate::fs::FileKind::File));
+        let place = Place {
+            in_project: &inside,
+            regular_file: &regular,
+        };
+        let f = fit(inv, &ctx.home, safe, &place);
         if f == Fit::No {
             return None;
         }
@@ -219,6 +231,12 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
                     .collect()
             })
             .unwrap_or_default();
+        // bash splits (and globs) an unquoted expansion into more words,
+        // which the model never read (`make -j$(echo 1 deploy)`): only
+        // double-quoted ones, or a substitution printing one number.
+        if inv.argv.iter().skip(1).any(may_split) {
+            return None;
+        }
         let dynamic_operand = inv.argv.iter().enumerate().any(|(i, w)| {
             w.expanded(&ctx.home).is_none()
                 && !w.static_prefix(&ctx.home).0.starts_with('-')
@@ -234,7 +252,7 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
         // outside the project, and a home below the temp directory would
         // put `~/.bashrc` in it.)
         // A read outside the project in a read root (`JAVA_HOME=/usr/lib/jvm/…
-        // ./gradlew test`, `cp /usr/share/misc/x src/`) is what a safe
+        // ./gradlew test`) is what a safe
         // reader may do there too (§15.17 read roots, secrets excluded,
         // resolved as well as written); the sandbox keeps it read-only.
         let root_read = |t: &Touch| {
@@ -253,7 +271,7 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
             return None;
         }
         for p in &named {
-            if !inside(p) || secret_path(p) || control_path(p, &project) {
+            if !inside(p) || secret_path(p) || control_path(p, &project) || env_bin_path(p) {
                 return None;
             }
         }
@@ -327,6 +345,85 @@ fn reads_only(t: &Touch) -> bool {
         TouchKind::Operand => matches!(t.role, Some(Role::Read | Role::List | Role::Any)),
         TouchKind::RedirectWrite | TouchKind::WorkingDir => false,
     }
+}
+
+/// Programs that print one word: their unquoted substitution cannot
+/// split into more (`make -j$(nproc)`).
+const ONE_WORD: &[&str] = &["nproc", "nproc --all", "getconf _NPROCESSORS_ONLN"];
+
+/// Whether bash could split (or glob) an expansion in `w` into other words:
+/// a parameter or substitution outside double quotes, except a substitution
+/// of [`ONE_WORD`]. Anything the scan cannot place counts as splitting.
+fn may_split(w: &Word) -> bool {
+    if !w.raw.contains(['$', '`']) {
+        return false;
+    }
+    let chars: Vec<char> = w.raw.chars().collect();
+    let mut i = 0;
+    let mut dq = false;
+    while i < chars.len() {
+        if let Some(s) = w.substs.iter().find(|s| s.offset == i) {
+            let (open, close) = match s.kind {
+                SubstKind::Command => (2, 1),
+                SubstKind::Backtick => (1, 1),
+            };
+            let len = s.text.chars().count();
+            let inner: Option<String> = chars
+                .get(i + open..i + open + len)
+                .map(|c| c.iter().collect());
+            if inner.as_deref() != Some(s.text.as_str()) {
+                return true;
+            }
+            if !dq && !ONE_WORD.contains(&s.text.trim()) {
+                return true;
+            }
+            i += open + len + close;
+            continue;
+        }
+        match chars[i] {
+            '\\' => {
+                i += 2;
+                continue;
+            }
+            '\'' if !dq => match chars[i + 1..].iter().position(|&c| c == '\'') {
+                Some(j) => {
+                    i += j + 2;
+                    continue;
+                }
+                None => return true,
+            },
+            '"' => dq = !dq,
+            // A substitution the word does not list, or any expansion
+            // outside double quotes.
+            '`' => return true,
+            '$' if !dq || chars.get(i + 1) == Some(&'(') => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// A word, here-string or expanding heredoc of `inv` that names a
+/// credential's variable.
+fn mentions_secret_variable(inv: &shellgate_shell::analyze::Invocation) -> bool {
+    use shellgate_shell::syntax::RedirTarget;
+    inv.argv.iter().any(|w| names_secret_variable(&w.raw))
+        || inv.redirects.iter().any(|r| match &r.target {
+            RedirTarget::HereString(w) => names_secret_variable(&w.raw),
+            RedirTarget::HereDoc { body, expands } => *expands && names_secret_variable(&body.raw),
+            _ => false,
+        })
+}
+
+/// A path in a project's own environment of programs (`.venv/bin`,
+/// `node_modules/.bin`): a program written there may later run, outside
+/// the sandbox, under the name of a known one when that directory is on
+/// `PATH`.
+fn env_bin_path(p: &str) -> bool {
+    ["/.venv/bin/", "/venv/bin/", "/node_modules/.bin/"]
+        .iter()
+        .any(|d| p.contains(d) || p.ends_with(&d[..d.len() - 1]))
 }
 
 /// A path inside the project's `.git`, a host's control files, or a file

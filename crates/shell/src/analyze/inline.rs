@@ -537,6 +537,16 @@ pub(super) fn program_from_stdin(base: &str, argv: &[Word]) -> bool {
     if has_inline_code(base, argv) {
         return false;
     }
+    // `node --test`: the test runner finds the project's test files itself
+    // and never reads a program from standard input.
+    if matches!(base, "node" | "nodejs")
+        && argv
+            .iter()
+            .skip(1)
+            .any(|w| w.literal().is_some_and(|v| v == "--test"))
+    {
+        return false;
+    }
     program_operand_index(base, argv).is_none()
 }
 
