@@ -236,7 +236,10 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
     let leaf = parsed.leaf();
     match leaf.kind {
         Kind::Build => {
-            if writes_unnamed(&parsed) || changes_the_toolchain(&parsed, &args) {
+            if writes_unnamed(&parsed)
+                || changes_the_toolchain(&parsed, &args)
+                || names_a_stop_target(&parsed, &args)
+            {
                 Fit::No
             } else {
                 Fit::Build
@@ -355,6 +358,23 @@ const SCRIPT_STOP_WORDS: &[&str] = &[
     "deploy", "publish", "release", "upload", "push", "ship", "promote", "rollout", "apply",
     "destroy", "install", "flush", "drop", "wipe", "purge", "truncate", "reset", "delete",
 ];
+
+/// A task runner's target (operand of a `targets` node: make, rake, just,
+/// gradle tasks) naming a release or a loss of data anywhere in the word
+/// (`rake db:drop`, `make db-reset`, `just deploy-prod`): the verb does not
+/// always show it (a word with `:` is not a verb word), so it is read here.
+fn names_a_stop_target(p: &Parsed, args: &[Arg]) -> bool {
+    if !p.nodes.iter().any(|n| n.targets) && !p.leaf().targets {
+        return false;
+    }
+    p.positionals.iter().any(|&i| match args.get(i) {
+        Some(Arg::Static(t)) => {
+            let t = t.to_ascii_lowercase();
+            !t.contains('=') && SCRIPT_STOP_WORDS.iter().any(|s| t.contains(s))
+        }
+        _ => false,
+    })
+}
 
 /// Directories of installed tools, not the project's own scripts
 /// (`python3 .venv/bin/pip`, `node node_modules/npm/bin/npm-cli.js`).

@@ -198,6 +198,30 @@ fn builds_tests_and_edits_inside_the_project_run_sandboxed() {
             "JAVA_HOME=/usr/lib/jvm/java-21-openjdk-amd64 ./gradlew test",
             "build",
         ),
+        // the project's scripts run by their interpreter, as `./x.sh` runs
+        ("python3 build.py", "build"),
+        ("python3 manage.py test", "build"),
+        ("node scripts/build.js --prod", "build"),
+        ("bash scripts/test.sh", "build"),
+        ("sh ./ci/check.sh --fast", "build"),
+        ("node --test", "build"),
+        // the project's own environment
+        (".venv/bin/pytest -q", "build"),
+        (".venv/bin/python -m pytest tests/", "build"),
+        ("node_modules/.bin/eslint src", "build"),
+        ("python3 -m venv .venv", "build"),
+        ("git checkout -b feat/x", "edit"),
+        // task runners and build tools of other stacks
+        ("rake test", "build"),
+        ("bundle exec rake test", "build"),
+        ("just test", "build"),
+        ("task lint test", "build"),
+        ("dotnet test -c Release", "build"),
+        ("mix test --stale", "build"),
+        ("swift build", "build"),
+        ("zig build test", "build"),
+        ("shellcheck -x scripts/test.sh", "build"),
+        ("yamllint -s .", "build"),
     ] {
         let d = run(&t, &p, &c, &none(), cmd);
         assert_eq!(
@@ -391,6 +415,18 @@ fn never_sandboxed() {
         // planting a program in the project's environment
         "cp src/a .venv/bin/gcc",
         "cat > node_modules/.bin/cat <<'EOF'\nx\nEOF",
+        // targets naming a release or a loss of data; code from outside
+        "rake db:drop",
+        "make db-reset",
+        "make db:reset",
+        "just deploy-prod",
+        "task release",
+        "rake -f ../../outside/x.rake test",
+        "rake -e 'system(\"id\")'",
+        "just --shell ../../outside/sh test",
+        "actionlint -shellcheck=../../outside/x",
+        "dotnet test -s https://example.com/nuget",
+        "meson test -C build --wrapper=../../outside/w",
     ] {
         let d = run(&t, &p, &c, &none(), cmd);
         assert_ne!(d.reason, "sandboxed", "{cmd}");
