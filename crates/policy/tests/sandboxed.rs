@@ -216,7 +216,6 @@ fn builds_tests_and_edits_inside_the_project_run_sandboxed() {
         ("bundle exec rake test", "build"),
         ("just test", "build"),
         ("task lint test", "build"),
-        ("dotnet test -c Release", "build"),
         ("mix test --stale", "build"),
         ("swift build", "build"),
         ("zig build test", "build"),
@@ -425,7 +424,6 @@ fn never_sandboxed() {
         "rake -e 'system(\"id\")'",
         "just --shell ../../outside/sh test",
         "actionlint -shellcheck=../../outside/x",
-        "dotnet test -s https://example.com/nuget",
         "meson test -C build --wrapper=../../outside/w",
     ] {
         let d = run(&t, &p, &c, &none(), cmd);
