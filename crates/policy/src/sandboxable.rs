@@ -236,7 +236,11 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
     let leaf = parsed.leaf();
     match leaf.kind {
         Kind::Build => {
-            if writes_unnamed(&parsed)
+            // A required subcommand the model does not know (`meson init`,
+            // `swift package …`): not a build it has read.
+            let unknown_sub = parsed.program.root.sub_required && parsed.nodes.len() < 2;
+            if unknown_sub
+                || writes_unnamed(&parsed)
                 || changes_the_toolchain(&parsed, &args)
                 || names_a_stop_target(&parsed, &args)
             {

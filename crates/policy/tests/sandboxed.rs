@@ -425,6 +425,10 @@ fn never_sandboxed() {
         "just --shell ../../outside/sh test",
         "actionlint -shellcheck=../../outside/x",
         "meson test -C build --wrapper=../../outside/w",
+        // a required subcommand the model does not know; an editor
+        "meson init",
+        "swift package update",
+        "just -e",
     ] {
         let d = run(&t, &p, &c, &none(), cmd);
         assert_ne!(d.reason, "sandboxed", "{cmd}");
