@@ -526,9 +526,14 @@ pub(crate) fn names_secret_variable(raw: &str) -> bool {
             "AUTH",
             "ACCESS_KEY",
             "SESSION_KEY",
+            "DATABASE_URL",
+            "_DSN",
+            "WEBHOOK",
+            "CONNECTION_STRING",
         ]
         .iter()
         .any(|k| up.contains(k))
+            || ["_SK", "_PAT", "_KEY"].iter().any(|k| up.ends_with(k))
         {
             return true;
         }

@@ -130,6 +130,10 @@ const SECRET_DIR_PAIRS: &[(&str, &str)] = &[
     (".cargo", "credentials"),
     (".cargo", "credentials.toml"),
     (".gem", "credentials"),
+    (".bundle", "config"),
+    (".config", "pypoetry/auth.toml"),
+    (".config", "pnpm/rc"),
+    (".config", "glab-cli"),
 ];
 
 /// A file name that holds secrets (§8.3, §15.3, §15.19), beyond the §8.3
@@ -176,6 +180,7 @@ pub fn secret_name(name: &str) -> bool {
         "pip.ini",
         "gemrc",
         ".gemrc",
+        ".yarnrc",
     ];
     const SUFFIX: &[&str] = &[
         ".tfvars",

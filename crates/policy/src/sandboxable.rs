@@ -239,7 +239,14 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
             // A required subcommand the model does not know (`meson init`,
             // `swift package …`): not a build it has read.
             let unknown_sub = parsed.program.root.sub_required && parsed.nodes.len() < 2;
+            // An option whose value the program deletes (`pytest
+            // --basetemp=src` empties `src`).
+            let deletes = parsed
+                .opts
+                .iter()
+                .any(|o| !o.negated && o.opt.value == Role::Delete);
             if unknown_sub
+                || deletes
                 || writes_unnamed(&parsed)
                 || changes_the_toolchain(&parsed, &args)
                 || names_a_stop_target(&parsed, &args)
@@ -318,7 +325,7 @@ const PLAIN_RUNNERS: &[&str] = &[
 /// Python modules that are test runners, linters and formatters: `python
 /// -m pytest` is the project's tests, as `pytest` is.
 const PY_BUILD_MODULES: &[&str] = &[
-    "venv", "pytest", "unittest", "doctest", "mypy", "pylint", "flake8", "black", "isort", "ruff",
+    "pytest", "unittest", "doctest", "mypy", "pylint", "flake8", "black", "isort", "ruff",
     "coverage", "tox", "nox",
 ];
 
@@ -359,9 +366,38 @@ const HARMLESS_OPTIONS: &[(&str, &[&str])] = &[
 /// of data, or a publication (`manage.py flush`, `tools/doDeploy.py`,
 /// `scripts/predeploy.sh`), anywhere in a word: a human looks.
 const SCRIPT_STOP_WORDS: &[&str] = &[
-    "deploy", "publish", "release", "upload", "push", "ship", "promote", "rollout", "apply",
-    "destroy", "install", "flush", "drop", "wipe", "purge", "truncate", "reset", "delete",
+    "deploy",
+    "publish",
+    "release",
+    "upload",
+    "push",
+    "ship",
+    "promote",
+    "rollout",
+    "apply",
+    "destroy",
+    "install",
+    "flush",
+    "drop",
+    "wipe",
+    "purge",
+    "truncate",
+    "reset",
+    "delete",
+    "clobber",
+    "replant",
+    "rollback",
+    "schema:load",
+    "structure:load",
 ];
+
+/// Whether a word of a script's path, its arguments or a task runner's
+/// targets names a stop word. Test names are exempt (`test_delete.py`,
+/// `apps.users.tests.test_reset`): a test is the project's own check.
+fn stop_word(w: &str) -> bool {
+    let w = w.to_ascii_lowercase();
+    !w.contains("test") && SCRIPT_STOP_WORDS.iter().any(|s| w.contains(s))
+}
 
 /// A task runner's target (operand of a `targets` node: make, rake, just,
 /// gradle tasks) naming a release or a loss of data anywhere in the word
@@ -371,13 +407,18 @@ fn names_a_stop_target(p: &Parsed, args: &[Arg]) -> bool {
     if !p.nodes.iter().any(|n| n.targets) && !p.leaf().targets {
         return false;
     }
-    p.positionals.iter().any(|&i| match args.get(i) {
-        Some(Arg::Static(t)) => {
-            let t = t.to_ascii_lowercase();
-            !t.contains('=') && SCRIPT_STOP_WORDS.iter().any(|s| t.contains(s))
-        }
-        _ => false,
-    })
+    let words: Vec<&str> = p
+        .positionals
+        .iter()
+        .filter_map(|&i| match args.get(i) {
+            Some(Arg::Static(t)) => Some(*t),
+            _ => None,
+        })
+        .collect();
+    // `rake db:migrate VERSION=0` migrates the database down.
+    let db_version =
+        words.iter().any(|w| w.contains("db:")) && words.iter().any(|w| w.starts_with("VERSION="));
+    db_version || words.iter().any(|t| !t.contains('=') && stop_word(t))
 }
 
 /// Directories of installed tools, not the project's own scripts
@@ -405,10 +446,25 @@ fn interpreter_fit(inv: &Invocation, p: &Parsed, args: &[Arg], place: &Place) ->
         let name = module
             .and_then(|o| o.value)
             .and_then(|v| p.value_text(args, v));
-        return match name {
-            Some(m) if PY_BUILD_MODULES.contains(&m) => Fit::Build,
-            _ => Fit::No,
+        let Some(m) = name.filter(|m| PY_BUILD_MODULES.contains(m)) else {
+            return Fit::No;
         };
+        // The module's own arguments, read with its program's model
+        // (`python3 -m pytest --basetemp=src` deletes `src` as `pytest
+        // --basetemp=src` does).
+        let at = module.and_then(|o| o.value).map(|v| v.at);
+        if let (Some(at), Some(prog)) = (at, lookup(m)) {
+            let rest = args.get(at + 1..).unwrap_or(&[]);
+            let inner = parse(prog, rest);
+            let deletes = inner
+                .opts
+                .iter()
+                .any(|o| !o.negated && o.opt.value == Role::Delete);
+            if deletes || !judge::uncovered(&inner, rest).is_empty() {
+                return Fit::No;
+            }
+        }
+        return Fit::Build;
     }
     let harmless = HARMLESS_OPTIONS
         .iter()
@@ -469,11 +525,7 @@ fn project_script(inv: &Invocation, script: &str, rest: &[&str], place: &Place) 
     {
         return Fit::No;
     }
-    let stop = |w: &str| {
-        let w = w.to_ascii_lowercase();
-        SCRIPT_STOP_WORDS.iter().any(|s| w.contains(s))
-    };
-    if stop(script) || rest.iter().any(|w| stop(w)) {
+    if stop_word(script) || rest.iter().any(|w| stop_word(w)) {
         return Fit::No;
     }
     let path = if script.starts_with('/') {

@@ -209,7 +209,11 @@ fn builds_tests_and_edits_inside_the_project_run_sandboxed() {
         (".venv/bin/pytest -q", "build"),
         (".venv/bin/python -m pytest tests/", "build"),
         ("node_modules/.bin/eslint src", "build"),
-        ("python3 -m venv .venv", "build"),
+        (
+            "python3 manage.py test apps.users.tests.test_delete",
+            "build",
+        ),
+        ("git commit -m $'fix: one\n\ntwo'", "edit"),
         ("git checkout -b feat/x", "edit"),
         // task runners and build tools of other stacks
         ("rake test", "build"),
@@ -429,6 +433,20 @@ fn never_sandboxed() {
         "meson init",
         "swift package update",
         "just -e",
+        // helper-18's round: quoted expansions that still make several
+        // words, options that delete, more credentials and data loss
+        "deploy=1; d=1; make -o\"${!d@}\"",
+        "a=(1 deploy); make -j\"${a[@]}\"",
+        "make -j\"$@\"",
+        "pytest --basetemp=src",
+        "python3 -m pytest --basetemp=src",
+        "python3 -m venv --clear src",
+        "git commit -m \"$DATABASE_URL\"",
+        "git commit -m \"$STRIPE_SK\"",
+        "rake db:schema:load",
+        "rake db:seed:replant",
+        "rake db:migrate VERSION=0",
+        "rake assets:clobber",
     ] {
         let d = run(&t, &p, &c, &none(), cmd);
         assert_ne!(d.reason, "sandboxed", "{cmd}");

@@ -358,20 +358,20 @@ fn may_split(w: &Word) -> bool {
     if !w.raw.contains(['$', '`']) {
         return false;
     }
-    let chars: Vec<char> = w.raw.chars().collect();
+    // Byte positions (substitution offsets are byte offsets into the raw
+    // text; every character tested here is ASCII).
+    let raw = w.raw.as_str();
+    let b = raw.as_bytes();
     let mut i = 0;
     let mut dq = false;
-    while i < chars.len() {
+    while i < b.len() {
         if let Some(s) = w.substs.iter().find(|s| s.offset == i) {
             let (open, close) = match s.kind {
                 SubstKind::Command => (2, 1),
                 SubstKind::Backtick => (1, 1),
             };
-            let len = s.text.chars().count();
-            let inner: Option<String> = chars
-                .get(i + open..i + open + len)
-                .map(|c| c.iter().collect());
-            if inner.as_deref() != Some(s.text.as_str()) {
+            let len = s.text.len();
+            if raw.get(i + open..i + open + len) != Some(s.text.as_str()) {
                 return true;
             }
             if !dq && !ONE_WORD.contains(&s.text.trim()) {
@@ -380,28 +380,63 @@ fn may_split(w: &Word) -> bool {
             i += open + len + close;
             continue;
         }
-        match chars[i] {
-            '\\' => {
+        match b[i] {
+            b'\\' => {
                 i += 2;
                 continue;
             }
-            '\'' if !dq => match chars[i + 1..].iter().position(|&c| c == '\'') {
+            // '…' and ANSI-C $'…' (with its \' escapes): no expansion.
+            b'\'' if !dq => match closing_quote(b, i + 1, false) {
                 Some(j) => {
-                    i += j + 2;
+                    i = j + 1;
                     continue;
                 }
                 None => return true,
             },
-            '"' => dq = !dq,
+            b'$' if !dq && b.get(i + 1) == Some(&b'\'') => match closing_quote(b, i + 2, true) {
+                Some(j) => {
+                    i = j + 1;
+                    continue;
+                }
+                None => return true,
+            },
+            b'"' => dq = !dq,
             // A substitution the word does not list, or any expansion
             // outside double quotes.
-            '`' => return true,
-            '$' if !dq || chars.get(i + 1) == Some(&'(') => return true,
+            b'`' => return true,
+            b'$' if !dq || b.get(i + 1) == Some(&b'(') => return true,
+            // Inside double quotes, expansions that still make several
+            // words: `"$@"`, `"${a[@]}"`, `"${!prefix@}"`.
+            b'$' => {
+                if b.get(i + 1) == Some(&b'@') {
+                    return true;
+                }
+                if b.get(i + 1) == Some(&b'{') {
+                    match raw[i..].find('}') {
+                        Some(end) if !raw[i..i + end].contains('@') => {}
+                        _ => return true,
+                    }
+                }
+            }
             _ => {}
         }
         i += 1;
     }
     false
+}
+
+/// The index of the quote closing a single-quoted string that starts at
+/// `from` (`escapes`: `\'` does not close it, as in `$'…'`).
+fn closing_quote(b: &[u8], from: usize, escapes: bool) -> Option<usize> {
+    let mut k = from;
+    while k < b.len() {
+        match b[k] {
+            b'\\' if escapes => k += 2,
+            b'\'' => return Some(k),
+            _ => k += 1,
+        }
+    }
+    None
 }
 
 /// A word, here-string or expanding heredoc of `inv` that names a
