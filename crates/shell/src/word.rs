@@ -358,17 +358,34 @@ impl Word {
     /// Fully static: only literal pieces (no home, no dynamic piece, no
     /// brace expansion). Its value is then exactly what bash passes.
     pub fn literal(&self) -> Option<String> {
+        self.lit().map(std::borrow::Cow::into_owned)
+    }
+
+    /// [`Word::literal`] without a copy when the value is one piece.
+    pub fn lit(&self) -> Option<std::borrow::Cow<'_, str>> {
         if self.brace || self.unparsed || self.proc_subst {
             return None;
         }
-        let mut out = String::new();
-        for s in &self.segs {
-            match s {
-                Seg::Lit { text, .. } => out.push_str(text),
-                _ => return None,
+        match self.segs.as_slice() {
+            [] => Some(std::borrow::Cow::Borrowed("")),
+            [Seg::Lit { text, .. }] => Some(std::borrow::Cow::Borrowed(text)),
+            segs => {
+                let mut out = String::new();
+                for s in segs {
+                    match s {
+                        Seg::Lit { text, .. } => out.push_str(text),
+                        _ => return None,
+                    }
+                }
+                Some(std::borrow::Cow::Owned(out))
             }
         }
-        Some(out)
+    }
+
+    /// Whether the value is fully static ([`Word::literal`] is `Some`).
+    pub fn is_literal(&self) -> bool {
+        !(self.brace || self.unparsed || self.proc_subst)
+            && self.segs.iter().all(|s| matches!(s, Seg::Lit { .. }))
     }
 
     /// The value with `~`/`$HOME` replaced by `home`, when nothing else is
@@ -405,6 +422,9 @@ impl Word {
     /// Static value used for display-free decisions; dynamic pieces are
     /// dropped. Only meaningful together with [`Word::literal`].
     pub fn lossy_value(&self) -> String {
+        if let [Seg::Lit { text, .. }] = self.segs.as_slice() {
+            return text.clone();
+        }
         let mut out = String::new();
         for s in &self.segs {
             match s {
@@ -418,7 +438,7 @@ impl Word {
 
     /// Fully static and written without any quote or escape.
     pub fn is_plain(&self) -> bool {
-        !self.quoted && self.literal().is_some()
+        !self.quoted && self.is_literal()
     }
 
     /// Whether any piece is dynamic.

@@ -183,6 +183,8 @@ pub struct Policy {
     safe: [SafeVerbs; 3],
     /// The sandboxed allow is offered (§18); `None` unless the caller set it.
     sandbox: Option<SandboxOffer>,
+    /// Read roots of the last call's inputs (a pure function of them).
+    pub(crate) read_roots: crate::read_roots::ReadRootsCache,
 }
 
 impl Policy {
@@ -199,6 +201,7 @@ impl Policy {
             config,
             safe,
             sandbox: None,
+            read_roots: Default::default(),
         }
     }
 
