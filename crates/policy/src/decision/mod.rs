@@ -222,14 +222,14 @@ fn os_index(os: Os) -> usize {
 /// working directory, project dir, session dir.
 pub fn resolve_cwd(req: &Request, ctx: &Context) -> Option<String> {
     let candidates = [
-        req.working_directory.clone(),
-        ctx.project_dir.clone(),
-        Some(ctx.session_dir.clone()),
+        req.working_directory.as_deref(),
+        ctx.project_dir.as_deref(),
+        Some(ctx.session_dir.as_str()),
     ];
     candidates
         .into_iter()
         .flatten()
-        .map(|d| paths::normalize(&expand_home(&d, &ctx.home)))
+        .map(|d| paths::normalize(&expand_home(d, &ctx.home)))
         .find(|d| fs::is_dir(ctx.fs, d))
 }
 
