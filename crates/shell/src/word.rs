@@ -487,7 +487,10 @@ fn is_plain_text(raw: &str) -> bool {
     !raw.is_empty()
         && raw.bytes().all(|b| {
             b.is_ascii_alphanumeric()
-                || matches!(b, b'.' | b'_' | b'/' | b'+' | b',' | b'%' | b'@' | b'-' | b'=' | b':')
+                || matches!(
+                    b,
+                    b'.' | b'_' | b'/' | b'+' | b',' | b'%' | b'@' | b'-' | b'=' | b':'
+                )
         })
 }
 
@@ -812,11 +815,7 @@ mod tests {
         }
         for t in &texts {
             for raw in t.split_whitespace().filter(|r| is_plain_text(r)) {
-                assert_eq!(
-                    Word::analyze(raw, 3),
-                    Word::analyze_parsed(raw, 3),
-                    "{raw}"
-                );
+                assert_eq!(Word::analyze(raw, 3), Word::analyze_parsed(raw, 3), "{raw}");
                 seen += 1;
             }
         }
