@@ -241,7 +241,7 @@ impl Resolver<'_> {
             return inv.argv.iter().skip(1).any(|w| w.glob);
         };
         for w in inv.argv.iter().skip(1) {
-            if w.literal().as_deref() == Some("--") {
+            if w.lit().as_deref() == Some("--") {
                 return false;
             }
             if !w.glob || w.is_dynamic() {
@@ -751,7 +751,7 @@ pub fn for_invocation(
                 // `NAME=value` operands (make variables, dd's `of=`) are
                 // judged by their value, as §5.2 says.
                 let assignment = matches!(m.role, Role::Text | Role::Any)
-                    && m.word.literal().is_some_and(|v| name_value(&v).is_some());
+                    && m.word.lit().is_some_and(|v| name_value(&v).is_some());
                 words.push((m.word.clone(), (!assignment).then_some(m.role)));
             }
             if path_aware {
@@ -839,7 +839,7 @@ pub fn for_invocation(
                 None => {
                     if let Some(v) = value_word(&w) {
                         v
-                    } else if w.literal().is_some_and(|v| v.starts_with('-')) {
+                    } else if w.lit().is_some_and(|v| v.starts_with('-')) {
                         continue;
                     } else {
                         w

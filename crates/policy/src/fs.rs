@@ -67,6 +67,15 @@ pub trait Fs {
         ))
     }
 
+    /// Where [`crate::resolve::kernel`] keeps its answers for this file
+    /// system (`follow_last` selects the table), when its answers never
+    /// change ([`crate::resolve::CachingFs`], one evaluation): the walk is
+    /// a function of the answers, so a path is walked once.
+    fn kernel_memo(&self, follow_last: bool) -> Option<&crate::resolve::KernelMemo> {
+        let _ = follow_last;
+        None
+    }
+
     /// `path` with every symbolic link resolved and `.`/`..` removed; an
     /// error when some part does not exist (`realpath` semantics). The
     /// provided implementation walks `path` with [`Fs::lstat`] and

@@ -226,6 +226,75 @@ pub struct ReadRoots {
     roots: Vec<Root>,
 }
 
+/// What [`ReadRoots::new`] is computed from (it reads nothing else: no
+/// file system).
+#[derive(Debug, PartialEq, Eq)]
+struct RootsKey {
+    home: String,
+    audience: Audience,
+    os: Os,
+    read_roots: Vec<String>,
+    builtin: bool,
+}
+
+/// The read roots last computed, kept by a policy for the next call with
+/// the same inputs (home, audience, OS and the `[safe]` settings, all
+/// compared on every use, so it never answers for other ones).
+#[derive(Default)]
+pub struct ReadRootsCache(std::sync::Mutex<Option<(RootsKey, std::sync::Arc<ReadRoots>)>>);
+
+impl ReadRootsCache {
+    /// [`ReadRoots::new`], computed once per distinct input.
+    pub fn get(
+        &self,
+        config: &PolicyConfig,
+        home: &str,
+        audience: Audience,
+        os: Os,
+    ) -> std::sync::Arc<ReadRoots> {
+        let safe = config.safe_reads();
+        let same = |k: &RootsKey| {
+            k.home == home
+                && k.audience == audience
+                && k.os == os
+                && k.builtin == safe.builtin_read_roots
+                && k.read_roots == safe.read_roots
+        };
+        let Ok(mut slot) = self.0.lock() else {
+            return std::sync::Arc::new(ReadRoots::new(config, home, audience, os));
+        };
+        if let Some((k, r)) = slot.as_ref() {
+            if same(k) {
+                return r.clone();
+            }
+        }
+        let r = std::sync::Arc::new(ReadRoots::new(config, home, audience, os));
+        *slot = Some((
+            RootsKey {
+                home: home.to_string(),
+                audience,
+                os,
+                read_roots: safe.read_roots.clone(),
+                builtin: safe.builtin_read_roots,
+            },
+            r.clone(),
+        ));
+        r
+    }
+}
+
+impl Clone for ReadRootsCache {
+    fn clone(&self) -> Self {
+        ReadRootsCache::default()
+    }
+}
+
+impl std::fmt::Debug for ReadRootsCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadRootsCache")
+    }
+}
+
 impl ReadRoots {
     /// The roots for an audience: built-in (unless turned off) and
     /// configured; none for `public` and on Windows.

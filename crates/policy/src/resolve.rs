@@ -68,6 +68,22 @@ pub fn kernel(fs: &dyn Fs, path: &str, follow_last: bool) -> Kernel {
     if !path.starts_with('/') {
         return Kernel::Unresolvable;
     }
+    let Some(memo) = fs.kernel_memo(follow_last) else {
+        return walk(fs, path, follow_last);
+    };
+    if let Some(k) = memo.borrow().get(path) {
+        return k.clone();
+    }
+    let k = walk(fs, path, follow_last);
+    memo.borrow_mut().insert(path.to_string(), k.clone());
+    k
+}
+
+/// Answers of [`kernel`] kept by a file system whose answers never change.
+pub type KernelMemo = RefCell<HashMap<String, Kernel, FastHash>>;
+
+/// [`kernel`]'s walk.
+fn walk(fs: &dyn Fs, path: &str, follow_last: bool) -> Kernel {
     let follow_last = follow_last || path.ends_with('/') || path.ends_with("/.");
     // Components still to walk, next one last (borrowed from the input or
     // from link targets read on the way).
@@ -280,6 +296,8 @@ pub struct CachingFs<'f> {
     links: Answers<String, PathBuf>,
     dirs: Answers<String, Vec<(String, FileKind)>>,
     files: Answers<(String, usize), Vec<u8>>,
+    /// [`kernel`] walks, following the last link and not.
+    walks: [KernelMemo; 2],
 }
 
 impl<'f> CachingFs<'f> {
@@ -292,6 +310,7 @@ impl<'f> CachingFs<'f> {
             links: RefCell::default(),
             dirs: RefCell::default(),
             files: RefCell::default(),
+            walks: Default::default(),
         }
     }
 }
@@ -316,6 +335,10 @@ fn cached<T: Clone>(
 }
 
 impl Fs for CachingFs<'_> {
+    fn kernel_memo(&self, follow_last: bool) -> Option<&KernelMemo> {
+        Some(&self.walks[usize::from(follow_last)])
+    }
+
     fn lstat(&self, path: &str) -> io::Result<FileKind> {
         cached(&self.lstat, path, || self.inner.lstat(path))
     }

@@ -99,12 +99,30 @@ pub fn is_secret_name(name: &str) -> bool {
                 .rsplit_once('.')
                 .is_some_and(|(_, ext)| ORDINARY_EXTENSIONS.contains(&ext));
     }
-    static NAMES: std::sync::OnceLock<Vec<Pattern>> = std::sync::OnceLock::new();
-    let chars: Vec<char> = n.chars().collect();
-    NAMES
-        .get_or_init(|| SECRET_NAMES.iter().map(|g| Pattern::new(g)).collect())
-        .iter()
-        .any(|p| p.matches_chars(&chars))
+    SECRET_NAMES.iter().any(|g| star_match(g, &n))
+}
+
+/// Whether `name` matches `pattern`, a glob whose only wildcard is `*`
+/// (every entry of [`SECRET_NAMES`]; a test checks that and compares with
+/// the general matcher): the text before the first `*` is a prefix, the
+/// text after the last one a suffix, the pieces between appear in order.
+/// Byte-wise: the literal pieces are ASCII, so a match never starts or
+/// ends inside a multi-byte character.
+fn star_match(pattern: &str, name: &str) -> bool {
+    let Some((first, tail)) = pattern.split_once('*') else {
+        return name == pattern;
+    };
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let (middle, last) = tail.rsplit_once('*').unwrap_or(("", tail));
+    for p in middle.split('*').filter(|p| !p.is_empty()) {
+        match rest.find(p) {
+            Some(i) => rest = &rest[i + p.len()..],
+            None => return false,
+        }
+    }
+    rest.ends_with(last)
 }
 
 /// Whether a path (absolute or relative, `/`-separated) names a secret: its
@@ -459,6 +477,49 @@ fn brace_expand(p: &str, limit: usize) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn star_match_is_the_glob_matcher() {
+        let names = [
+            "",
+            ".env",
+            ".env.local",
+            ".envrc",
+            "a.pem",
+            ".pem",
+            "pem",
+            "x.key.bak",
+            "x.tfstate",
+            "x.tfstate.1",
+            ".tfstate.",
+            "service-account.json",
+            "service-account-x.json",
+            "service-accountjson",
+            "secrets.",
+            "secrets",
+            "secring.gpg",
+            "id_rsa",
+            "id_rsa.pub",
+            "credentials",
+            "credentials.json",
+            "a.tfvars.json",
+            "a.tfvars",
+            "é.pem",
+            "pém",
+            "x.tfstate.x.tfstate",
+            "service-account.json.json",
+            "*",
+            "a*b",
+        ];
+        for g in SECRET_NAMES {
+            assert!(g.chars().all(|c| c != '?' && c != '[' && c != '\\'), "{g}");
+            let p = Pattern::new(g);
+            for n in names {
+                let chars: Vec<char> = n.chars().collect();
+                assert_eq!(star_match(g, n), p.matches_chars(&chars), "{g} {n}");
+            }
+        }
+    }
     use super::*;
     use crate::fs::OsFs;
 

@@ -2,7 +2,11 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::Measurement;
+use criterion::{BenchmarkId, Criterion, Throughput};
+
+#[path = "support/cpu_time.rs"]
+mod cpu_time;
 use shellgate_shell::analyze::{analyze, Env};
 use shellgate_shell::display::display;
 use shellgate_shell::parse::parse;
@@ -29,7 +33,7 @@ fn corpus() -> Vec<String> {
     v
 }
 
-fn bench(c: &mut Criterion) {
+fn bench<M: Measurement>(c: &mut Criterion<M>) {
     let env = Env {
         home: "/home/u".into(),
         ..Default::default()
@@ -56,7 +60,7 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-fn bench_text(c: &mut Criterion) {
+fn bench_text<M: Measurement>(c: &mut Criterion<M>) {
     let env = Env {
         home: "/home/u".into(),
         ..Default::default()
@@ -82,5 +86,19 @@ fn bench_text(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench, bench_text);
-criterion_main!(benches);
+/// Wall time, or the thread's CPU time with `SHELLGATE_BENCH_CPU=1`.
+fn main() {
+    if std::env::var_os("SHELLGATE_BENCH_CPU").is_some() {
+        let mut c = Criterion::default()
+            .with_measurement(cpu_time::ThreadCpu)
+            .configure_from_args();
+        bench(&mut c);
+        bench_text(&mut c);
+        c.final_summary();
+    } else {
+        let mut c = Criterion::default().configure_from_args();
+        bench(&mut c);
+        bench_text(&mut c);
+        c.final_summary();
+    }
+}

@@ -272,13 +272,14 @@ pub fn verb(argv: &[Word]) -> Option<String> {
 /// sets a code-selecting name poisons what follows). `windows`: `type`
 /// reads a file there.
 pub fn pure_builtin(argv: &[Word], windows: bool) -> bool {
-    let Some(w0) = argv.first().and_then(Word::literal) else {
+    let Some(w0) = argv.first().and_then(Word::lit) else {
         return false;
     };
+    let w0 = w0.as_ref();
     // Only these builtins can qualify (the match below): others are not
     // read further.
     if !matches!(
-        w0.as_str(),
+        w0,
         "[[" | "(("
             | "command"
             | "type"
@@ -296,7 +297,7 @@ pub fn pure_builtin(argv: &[Word], windows: bool) -> bool {
     }
     let lits: Option<Vec<String>> = argv.iter().skip(1).map(Word::literal).collect();
     let Some(args) = lits else {
-        return matches!(w0.as_str(), "[[" | "((");
+        return matches!(w0, "[[" | "((");
     };
     let names_plain = |from: usize| {
         args.iter().skip(from).all(|a| {
@@ -310,7 +311,7 @@ pub fn pure_builtin(argv: &[Word], windows: bool) -> bool {
                     && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
         })
     };
-    match w0.as_str() {
+    match w0 {
         "[[" | "((" => true,
         "command" => {
             matches!(args.first().map(String::as_str), Some("-v") | Some("-V"))
@@ -442,7 +443,7 @@ pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Opti
             }
             match argv.get(i + 1) {
                 Some(w) if verb_like(w).is_some() => tokens.push(verb_like(w).unwrap_or_default()),
-                Some(w) if w.literal().is_some_and(|v| is_call_specific_value(&v)) => {}
+                Some(w) if w.lit().is_some_and(|v| is_call_specific_value(&v)) => {}
                 _ => named = false,
             }
         }
@@ -475,7 +476,7 @@ pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Opti
     }
     let walk_from = tokens.len();
     while let Some(w) = argv.get(next) {
-        if leaf.targets && w.literal().is_some_and(|v| is_assignment_word(&v)) {
+        if leaf.targets && w.lit().is_some_and(|v| is_assignment_word(&v)) {
             next += 1;
             continue;
         }
@@ -540,7 +541,7 @@ pub fn unit(argv: &[Word], redirects: &[Redirect]) -> Option<String> {
             break;
         }
         let v = w.lossy_value();
-        if w.literal().is_some() && is_call_specific_value(&v) {
+        if w.is_literal() && is_call_specific_value(&v) {
             break;
         }
         if w.quoted && v.chars().any(char::is_whitespace) {

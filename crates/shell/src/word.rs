@@ -92,6 +92,26 @@ pub struct Word {
 impl Word {
     /// Analyze `raw` (a word as it appears in the source).
     pub fn analyze(raw: &str, start: usize) -> Word {
+        if is_plain_text(raw) {
+            // What the word parser makes of it: one unquoted text piece.
+            return Word::static_text(raw, start, false).unquoted();
+        }
+        Word::analyze_parsed(raw, start)
+    }
+
+    /// The same word with its pieces marked unquoted (a plain word).
+    fn unquoted(mut self) -> Word {
+        self.quoted = false;
+        for s in &mut self.segs {
+            if let Seg::Lit { quoted, .. } = s {
+                *quoted = false;
+            }
+        }
+        self
+    }
+
+    /// [`Word::analyze`] through the word parser, whatever the text.
+    fn analyze_parsed(raw: &str, start: usize) -> Word {
         let mut w = Word {
             raw: raw.to_string(),
             start,
@@ -358,17 +378,34 @@ impl Word {
     /// Fully static: only literal pieces (no home, no dynamic piece, no
     /// brace expansion). Its value is then exactly what bash passes.
     pub fn literal(&self) -> Option<String> {
+        self.lit().map(std::borrow::Cow::into_owned)
+    }
+
+    /// [`Word::literal`] without a copy when the value is one piece.
+    pub fn lit(&self) -> Option<std::borrow::Cow<'_, str>> {
         if self.brace || self.unparsed || self.proc_subst {
             return None;
         }
-        let mut out = String::new();
-        for s in &self.segs {
-            match s {
-                Seg::Lit { text, .. } => out.push_str(text),
-                _ => return None,
+        match self.segs.as_slice() {
+            [] => Some(std::borrow::Cow::Borrowed("")),
+            [Seg::Lit { text, .. }] => Some(std::borrow::Cow::Borrowed(text)),
+            segs => {
+                let mut out = String::new();
+                for s in segs {
+                    match s {
+                        Seg::Lit { text, .. } => out.push_str(text),
+                        _ => return None,
+                    }
+                }
+                Some(std::borrow::Cow::Owned(out))
             }
         }
-        Some(out)
+    }
+
+    /// Whether the value is fully static ([`Word::literal`] is `Some`).
+    pub fn is_literal(&self) -> bool {
+        !(self.brace || self.unparsed || self.proc_subst)
+            && self.segs.iter().all(|s| matches!(s, Seg::Lit { .. }))
     }
 
     /// The value with `~`/`$HOME` replaced by `home`, when nothing else is
@@ -405,6 +442,9 @@ impl Word {
     /// Static value used for display-free decisions; dynamic pieces are
     /// dropped. Only meaningful together with [`Word::literal`].
     pub fn lossy_value(&self) -> String {
+        if let [Seg::Lit { text, .. }] = self.segs.as_slice() {
+            return text.clone();
+        }
         let mut out = String::new();
         for s in &self.segs {
             match s {
@@ -418,7 +458,7 @@ impl Word {
 
     /// Fully static and written without any quote or escape.
     pub fn is_plain(&self) -> bool {
-        !self.quoted && self.literal().is_some()
+        !self.quoted && self.is_literal()
     }
 
     /// Whether any piece is dynamic.
@@ -438,6 +478,22 @@ impl Word {
 /// A parameter expansion with more `[` than `]` (`${a[b}`): brush's word
 /// parser backtracks exponentially on repeats of it (fuzzer finding:
 /// six of them took over 10 s).
+/// Text bash reads as itself in any word position: letters, digits and
+/// `._/+,%@-=:` only (no quote, escape, expansion, glob, brace, tilde,
+/// operator or blank), not empty. The word parser returns it as one
+/// unquoted text piece (a test compares the two on every word of the
+/// corpora).
+fn is_plain_text(raw: &str) -> bool {
+    !raw.is_empty()
+        && raw.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'.' | b'_' | b'/' | b'+' | b',' | b'%' | b'@' | b'-' | b'=' | b':'
+                )
+        })
+}
+
 fn has_unbalanced_subscript(raw: &str) -> bool {
     raw.contains("${") && raw.matches('[').count() > raw.matches(']').count()
 }
@@ -747,6 +803,24 @@ fn push_code(out: &mut String, v: u32) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn plain_words_read_as_the_parser_reads_them() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../corpora");
+        let mut seen = 0;
+        let extra = "a=b x:y --opt=1,2 @x +x %x a.b/c -- - = : . .. / 0 9z-";
+        let mut texts = vec![extra.to_string()];
+        for f in ["nl2bash.cmds", "tldr.cmds"] {
+            texts.push(std::fs::read_to_string(format!("{root}/{f}")).unwrap_or_default());
+        }
+        for t in &texts {
+            for raw in t.split_whitespace().filter(|r| is_plain_text(r)) {
+                assert_eq!(Word::analyze(raw, 3), Word::analyze_parsed(raw, 3), "{raw}");
+                seen += 1;
+            }
+        }
+        assert!(seen > 15, "{seen}");
+    }
     use super::*;
 
     fn lit(raw: &str) -> Option<String> {

@@ -3,7 +3,11 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::measurement::Measurement;
+use criterion::{BenchmarkId, Criterion};
+
+#[path = "../../shell/benches/support/cpu_time.rs"]
+mod cpu_time;
 use shellgate_policy::config::PolicyConfig;
 use shellgate_policy::decision::{
     evaluate, Context, GrantRef, Lookups, NoLookups, Policy, Request,
@@ -23,7 +27,7 @@ const TYPICAL: &[&str] = &[
     "find . -name '*.rs' -exec wc -l {} +",
 ];
 
-fn bench_decision(c: &mut Criterion) {
+fn bench_decision<M: Measurement>(c: &mut Criterion<M>) {
     let t = tempfile::tempdir().expect("tempdir");
     let root = t.path().to_string_lossy().to_string();
     let proj = format!("{root}/home/p");
@@ -95,7 +99,7 @@ fn letters(mut n: usize) -> String {
     }
 }
 
-fn bench_grants(c: &mut Criterion) {
+fn bench_grants<M: Measurement>(c: &mut Criterion<M>) {
     let t = tempfile::tempdir().expect("tempdir");
     let root = t.path().to_string_lossy().to_string();
     let home = format!("{root}/home");
@@ -151,5 +155,19 @@ fn bench_grants(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_decision, bench_grants);
-criterion_main!(benches);
+/// Wall time, or the thread's CPU time with `SHELLGATE_BENCH_CPU=1`.
+fn main() {
+    if std::env::var_os("SHELLGATE_BENCH_CPU").is_some() {
+        let mut c = Criterion::default()
+            .with_measurement(cpu_time::ThreadCpu)
+            .configure_from_args();
+        bench_decision(&mut c);
+        bench_grants(&mut c);
+        c.final_summary();
+    } else {
+        let mut c = Criterion::default().configure_from_args();
+        bench_decision(&mut c);
+        bench_grants(&mut c);
+        c.final_summary();
+    }
+}

@@ -249,9 +249,8 @@ pub(super) fn protected(c: &mut ShellCall) -> Option<Decision> {
 /// Touches of an inner (ungated) command, for protected paths only.
 fn ungated_touches(inv: &analyze::Invocation, r: &Resolver) -> Vec<Touch> {
     let mut reasons = Vec::new();
-    let mut probe = inv.clone();
-    probe.gated = true;
-    match candidates::for_invocation(&probe, r, &mut reasons) {
+    // (Candidates do not depend on whether the invocation is gated.)
+    match candidates::for_invocation(inv, r, &mut reasons) {
         Some(c) => c.touches,
         None => Vec::new(),
     }

@@ -183,6 +183,8 @@ pub struct Policy {
     safe: [SafeVerbs; 3],
     /// The sandboxed allow is offered (§18); `None` unless the caller set it.
     sandbox: Option<SandboxOffer>,
+    /// Read roots of the last call's inputs (a pure function of them).
+    pub(crate) read_roots: crate::read_roots::ReadRootsCache,
 }
 
 impl Policy {
@@ -199,6 +201,7 @@ impl Policy {
             config,
             safe,
             sandbox: None,
+            read_roots: Default::default(),
         }
     }
 
@@ -219,14 +222,14 @@ fn os_index(os: Os) -> usize {
 /// working directory, project dir, session dir.
 pub fn resolve_cwd(req: &Request, ctx: &Context) -> Option<String> {
     let candidates = [
-        req.working_directory.clone(),
-        ctx.project_dir.clone(),
-        Some(ctx.session_dir.clone()),
+        req.working_directory.as_deref(),
+        ctx.project_dir.as_deref(),
+        Some(ctx.session_dir.as_str()),
     ];
     candidates
         .into_iter()
         .flatten()
-        .map(|d| paths::normalize(&expand_home(&d, &ctx.home)))
+        .map(|d| paths::normalize(&expand_home(d, &ctx.home)))
         .find(|d| fs::is_dir(ctx.fs, d))
 }
 

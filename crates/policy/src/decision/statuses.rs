@@ -9,7 +9,6 @@ use super::safe_space::{grant_holds, in_safe_space, reads_stay_safe};
 use super::{Candidate, Decision, GrantRef, Status};
 use crate::candidates::Touch;
 use crate::protected;
-use crate::read_roots::ReadRoots;
 
 /// One candidate `(verb, directory)` while the list is built; a candidate
 /// named by several commands is safe (a side effect) only if it is for
@@ -28,7 +27,15 @@ pub(super) struct CandState {
 pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
     let (analysis, ctx) = (&call.analysis, call.ctx);
     let safe = call.policy.safe_verbs(ctx.os);
-    let roots = ReadRoots::new(&call.policy.config, &ctx.home, ctx.audience, ctx.os);
+    // Needed only for a command that qualifies as safe.
+    let roots = std::cell::OnceCell::new();
+    let roots = || {
+        roots.get_or_init(|| {
+            call.policy
+                .read_roots
+                .get(&call.policy.config, &ctx.home, ctx.audience, ctx.os)
+        })
+    };
     let produced = produced_paths(call);
     let ci = super::safe_space::case_insensitive(ctx.os);
     let mut cands: Vec<CandState> = Vec::new();
@@ -47,7 +54,7 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
         // Reads outside the safe spaces: read roots (system locations,
         // toolchain caches), every path covered as written and as resolved.
         let outside_ok = qualifies
-            && roots.covers(
+            && roots().covers(
                 ctx.fs,
                 &c.touches,
                 protected::behaviour(inv, true).recursive_read,

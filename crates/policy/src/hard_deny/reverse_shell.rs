@@ -145,7 +145,7 @@ const CONNECTORS: &[&str] = &[
 fn opens_connection(inv: &Invocation, argv: &[XArg]) -> bool {
     let redirect_net = inv.redirects.iter().any(|r| match &r.target {
         RedirTarget::File(w) => {
-            w.literal().is_some_and(|v| net_path(&v))
+            w.lit().is_some_and(|v| net_path(&v))
                 || w.static_prefix("").0.starts_with("/dev/tcp")
                 || w.static_prefix("").0.starts_with("/dev/udp")
         }
@@ -193,7 +193,7 @@ fn network_fed_reader(inv: &Invocation, argv: &[XArg], fifos: bool) -> bool {
         (RedirKind::Read, RedirTarget::File(w)) => {
             // A file read is not a connection, unless the call makes
             // named pipes (`mkfifo f; sh < f | nc h p > f`).
-            fd0(&r.op) && !fifos && !w.literal().is_some_and(|v| net_path(&v))
+            fd0(&r.op) && !fifos && !w.lit().is_some_and(|v| net_path(&v))
         }
         _ => false,
     });
@@ -230,7 +230,7 @@ pub(super) fn call_wide(a: &Analysis, expanded: &[Vec<XArg>]) -> Option<Denial> 
         || a.invocations.iter().any(|inv| {
             let b = inv.base();
             b == "mkfifo"
-                || (b == "mknod" && inv.argv.iter().any(|w| w.literal().as_deref() == Some("p")))
+                || (b == "mknod" && inv.argv.iter().any(|w| w.lit().as_deref() == Some("p")))
         });
     for (inv, argv) in a.invocations.iter().zip(expanded) {
         conn |= opens_connection(inv, argv);

@@ -178,7 +178,7 @@ impl Walker<'_> {
         match base {
             "test" | "[" => {
                 for (i, w) in argv.iter().enumerate() {
-                    if matches!(w.literal().as_deref(), Some("-v") | Some("-R")) {
+                    if matches!(w.lit().as_deref(), Some("-v") | Some("-R")) {
                         if let Some(n) = argv.get(i + 1) {
                             names.push(n);
                         }
@@ -210,7 +210,7 @@ impl Walker<'_> {
                         i += 1;
                     }
                 }
-                names.retain(|w| !w.literal().is_some_and(|v| v.starts_with("-v")));
+                names.retain(|w| !w.lit().is_some_and(|v| v.starts_with("-v")));
             }
             "read" | "mapfile" | "readarray" | "unset" | "declare" | "typeset" | "local"
             | "export" | "readonly" => {

@@ -513,12 +513,12 @@ pub(super) fn shell_strings(code: &str) -> Vec<String> {
 pub(super) fn program_from_stdin(base: &str, argv: &[Word]) -> bool {
     // `bash /dev/stdin`, `python3 /proc/self/fd/0`.
     if let Some(i) = program_operand_index(base, argv) {
-        if argv[i].literal().is_some_and(|v| is_stdin_path(&v)) {
+        if argv[i].lit().is_some_and(|v| is_stdin_path(&v)) {
             return true;
         }
     }
     if argv.iter().skip(1).any(|w| {
-        w.literal().is_some_and(|v| {
+        w.lit().is_some_and(|v| {
             v == "-"
                 || (is_shell(base)
                     && v.starts_with('-')

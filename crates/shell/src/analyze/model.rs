@@ -33,7 +33,7 @@ impl Reading {
     /// Read `argv` (program word first) with the model, when it knows the
     /// program (by basename).
     pub fn of(argv: &[Word], home: &str) -> Option<Reading> {
-        let program = argv.first()?.literal()?;
+        let program = argv.first()?.lit()?;
         let prog: &'static Program = lookup(basename(&program))?;
         let texts: Vec<ArgText> = argv[1..]
             .iter()
@@ -294,7 +294,7 @@ impl Walker<'_> {
                         // Shells count when they run a command string.
                         let shell_c = crate::verbs::is_shell(&b)
                             && inner.iter().skip(1).any(|w| {
-                                w.literal().is_some_and(|v| {
+                                w.lit().is_some_and(|v| {
                                     v.starts_with('-') && !v.starts_with("--") && v.contains('c')
                                 })
                             });

@@ -145,7 +145,7 @@ impl Walker<'_> {
                 if argv
                     .iter()
                     .skip(1)
-                    .any(|w| matches!(w.literal().as_deref(), Some("-o") | Some("+o"))) =>
+                    .any(|w| matches!(w.lit().as_deref(), Some("-o") | Some("+o"))) =>
             {
                 self.reason("set_option");
             }
@@ -212,7 +212,7 @@ impl Walker<'_> {
                 }
                 let inner: Vec<Word> = inner
                     .into_iter()
-                    .take_while(|w| !w.literal().is_some_and(|v| v.starts_with(":::")))
+                    .take_while(|w| !w.lit().is_some_and(|v| v.starts_with(":::")))
                     .collect();
                 if !inputs.is_empty() && !inner.is_empty() {
                     let replace = ["{}", "%"];
@@ -387,7 +387,7 @@ fn indirect_inner(base: &str, argv: &[Word]) -> Vec<Word> {
     if base == "parallel" {
         if let Some(p) = inner
             .iter()
-            .position(|w| w.literal().is_some_and(|v| v.starts_with(":::")))
+            .position(|w| w.lit().is_some_and(|v| v.starts_with(":::")))
         {
             inner.truncate(p);
         }

@@ -21,7 +21,7 @@ impl Walker<'_> {
         mut own_cwd: Option<String>,
     ) -> (Vec<Word>, Vec<String>, Option<String>) {
         let mut wrappers: Vec<String> = Vec::new();
-        while let Some(w0) = argv.first().and_then(Word::literal) {
+        while let Some(w0) = argv.first().and_then(Word::lit) {
             let base = basename(&w0).to_string();
             if base == "env" {
                 if let Some(split) = env_split_string(&argv) {

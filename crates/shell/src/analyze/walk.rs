@@ -444,20 +444,14 @@ impl<'e> Walker<'e> {
             }
         }
 
+        // cd / pushd / popd change the directory of what follows (read
+        // from the argv, which is otherwise moved into the invocation).
+        let changes_dir = matches!(base.as_str(), "cd" | "chdir" | "pushd" | "popd");
+        let kept = changes_dir.then(|| argv.clone());
         let idx = self.push_read(
-            s,
-            argv.clone(),
-            env,
-            redirects,
-            own_cwd.clone(),
-            wrappers,
-            ctx,
-            reading,
-            uncovered,
+            s, argv, env, redirects, own_cwd, wrappers, ctx, reading, uncovered,
         );
-
-        // cd / pushd / popd change the directory of what follows.
-        if matches!(base.as_str(), "cd" | "chdir" | "pushd" | "popd") {
+        if let Some(argv) = kept {
             self.change_dir(&base, &argv, cwd);
         }
         idx
