@@ -86,19 +86,4 @@ fn bench_text<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
-/// Wall time, or the thread's CPU time with `SHELLGATE_BENCH_CPU=1`.
-fn main() {
-    if std::env::var_os("SHELLGATE_BENCH_CPU").is_some() {
-        let mut c = Criterion::default()
-            .with_measurement(cpu_time::ThreadCpu)
-            .configure_from_args();
-        bench(&mut c);
-        bench_text(&mut c);
-        c.final_summary();
-    } else {
-        let mut c = Criterion::default().configure_from_args();
-        bench(&mut c);
-        bench_text(&mut c);
-        c.final_summary();
-    }
-}
+cpu_time::bench_main!(bench, bench_text);

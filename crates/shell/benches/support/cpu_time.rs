@@ -92,3 +92,24 @@ impl ValueFormatter for Nanos {
         "ns"
     }
 }
+
+/// A bench `main` that runs the given groups under wall time, or under the
+/// thread's CPU time with `SHELLGATE_BENCH_CPU=1`.
+macro_rules! bench_main {
+    ($($group:path),+ $(,)?) => {
+        fn main() {
+            if std::env::var_os("SHELLGATE_BENCH_CPU").is_some() {
+                let mut c = criterion::Criterion::default()
+                    .with_measurement(cpu_time::ThreadCpu)
+                    .configure_from_args();
+                $($group(&mut c);)+
+                c.final_summary();
+            } else {
+                let mut c = criterion::Criterion::default().configure_from_args();
+                $($group(&mut c);)+
+                c.final_summary();
+            }
+        }
+    };
+}
+pub(crate) use bench_main;
