@@ -113,6 +113,17 @@ fn run(t: &Tree, p: &Policy, c: &Context, l: &dyn Lookups, cmd: &str) -> Decisio
     evaluate(p, &req, c, l)
 }
 
+/// Regular files (and their directories) inside the project.
+fn project_files(t: &Tree, files: &[&str]) {
+    for f in files {
+        let path = format!("{}/{f}", t.proj);
+        if let Some(dir) = std::path::Path::new(&path).parent() {
+            std::fs::create_dir_all(dir).expect("mkdir");
+        }
+        std::fs::write(&path, "x\n").expect("write");
+    }
+}
+
 fn none() -> Fake {
     Fake {
         granted: vec![],
@@ -126,19 +137,16 @@ fn builds_tests_and_edits_inside_the_project_run_sandboxed() {
     let p = policy("", true);
     let c = ctx(&t, Audience::Personal, Channel::Interactive);
     // The scripts run through their interpreter must be regular files.
-    for f in [
-        "build.py",
-        "manage.py",
-        "scripts/build.js",
-        "scripts/test.sh",
-        "ci/check.sh",
-    ] {
-        let path = format!("{}/{f}", t.proj);
-        if let Some(dir) = std::path::Path::new(&path).parent() {
-            std::fs::create_dir_all(dir).expect("mkdir");
-        }
-        std::fs::write(&path, "x\n").expect("write");
-    }
+    project_files(
+        &t,
+        &[
+            "build.py",
+            "manage.py",
+            "scripts/build.js",
+            "scripts/test.sh",
+            "ci/check.sh",
+        ],
+    );
     for (cmd, profile) in [
         ("go test ./...", "build"),
         // git's local writes (the sandbox keeps .git/config, hooks, info
@@ -273,24 +281,21 @@ fn never_sandboxed() {
     let p = policy("", true);
     let c = ctx(&t, Audience::Personal, Channel::Interactive);
     // Scripts exist, so only the rule under test refuses them.
-    for f in [
-        "manage.py",
-        "scripts/test.sh",
-        "scripts/predeploy.sh",
-        "scripts/gitpush.js",
-        "tools/doDeploy.py",
-        "src/x.pl",
-        "src/a.sh",
-        "src/a.py",
-        ".venv/bin/pip",
-        "node_modules/npm/bin/npm-cli.js",
-    ] {
-        let path = format!("{}/{f}", t.proj);
-        if let Some(dir) = std::path::Path::new(&path).parent() {
-            std::fs::create_dir_all(dir).expect("mkdir");
-        }
-        std::fs::write(&path, "x\n").expect("write");
-    }
+    project_files(
+        &t,
+        &[
+            "manage.py",
+            "scripts/test.sh",
+            "scripts/predeploy.sh",
+            "scripts/gitpush.js",
+            "tools/doDeploy.py",
+            "src/x.pl",
+            "src/a.sh",
+            "src/a.py",
+            ".venv/bin/pip",
+            "node_modules/npm/bin/npm-cli.js",
+        ],
+    );
     for cmd in [
         // network, installers, cloud CLIs, runners, interpreters
         "go install golang.org/x/tools/cmd/goimports@latest",
