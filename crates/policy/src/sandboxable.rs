@@ -58,7 +58,7 @@ const EDIT_WRITERS: &[&str] = &["cp", "mv", "mkdir", "touch", "rmdir", "patch", 
 
 /// Directories of a project's own environment whose programs are the
 /// tools the project installed (a virtualenv's, node's local bin).
-const ENV_BINS: &[&str] = &["/.venv/bin", "/venv/bin", "/node_modules/.bin"];
+pub(crate) const ENV_BINS: &[&str] = &["/.venv/bin", "/venv/bin", "/node_modules/.bin"];
 
 /// Build-tool wrapper scripts a project carries by convention.
 const PROJECT_WRAPPERS: &[&str] = &["gradlew", "mvnw"];
@@ -235,27 +235,7 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
     }
     let leaf = parsed.leaf();
     match leaf.kind {
-        Kind::Build => {
-            // A required subcommand the model does not know (`meson init`,
-            // `swift package …`): not a build it has read.
-            let unknown_sub = parsed.program.root.sub_required && parsed.nodes.len() < 2;
-            // An option whose value the program deletes (`pytest
-            // --basetemp=src` empties `src`).
-            let deletes = parsed
-                .opts
-                .iter()
-                .any(|o| !o.negated && o.opt.value == Role::Delete);
-            if unknown_sub
-                || deletes
-                || writes_unnamed(&parsed)
-                || changes_the_toolchain(&parsed, &args)
-                || names_a_stop_target(&parsed, &args)
-            {
-                Fit::No
-            } else {
-                Fit::Build
-            }
-        }
+        Kind::Build => build_fit(&parsed, &args),
         Kind::Writer => {
             if EDIT_WRITERS.contains(&prog.id) {
                 Fit::Edit
@@ -298,15 +278,34 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
     }
 }
 
+/// A build tool's run as the model reads it: a build, unless its
+/// subcommand is one the model does not know (`meson init`), an option's
+/// value is deleted (`pytest --basetemp=src` empties `src`) or written
+/// somewhere unnamed, it replaces the toolchain, or a target names a
+/// release or a loss of data.
+fn build_fit(p: &Parsed, args: &[Arg]) -> Fit {
+    let unknown_sub = p.program.root.sub_required && p.nodes.len() < 2;
+    let deletes = p
+        .opts
+        .iter()
+        .any(|o| !o.negated && o.opt.value == Role::Delete);
+    if unknown_sub
+        || deletes
+        || writes_unnamed(p)
+        || changes_the_toolchain(p, args)
+        || names_a_stop_target(p, args)
+    {
+        Fit::No
+    } else {
+        Fit::Build
+    }
+}
+
 /// Build targets that publish, deploy or release: they need the network
 /// (which the sandbox takes away) and a human wants to see them anyway.
 pub fn releases(verb: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "deploy", "publish", "release", "upload", "push", "ship", "promote", "rollout", "apply",
-        "destroy", "install",
-    ];
     verb.split([' ', ':', '-', '_', '/']).skip(1).any(|t| {
-        WORDS
+        RELEASE_WORDS
             .iter()
             .any(|w| t.eq_ignore_ascii_case(w) || t.to_ascii_lowercase().starts_with(w))
     })
@@ -362,21 +361,14 @@ const HARMLESS_OPTIONS: &[(&str, &[&str])] = &[
     ("php", &[]),
 ];
 
-/// Words of a script's path or arguments that name a release, a deletion
-/// of data, or a publication (`manage.py flush`, `tools/doDeploy.py`,
-/// `scripts/predeploy.sh`), anywhere in a word: a human looks.
-const SCRIPT_STOP_WORDS: &[&str] = &[
-    "deploy",
-    "publish",
-    "release",
-    "upload",
-    "push",
-    "ship",
-    "promote",
-    "rollout",
-    "apply",
-    "destroy",
-    "install",
+/// Words naming a step that publishes, deploys or releases.
+const RELEASE_WORDS: &[&str] = &[
+    "deploy", "publish", "release", "upload", "push", "ship", "promote", "rollout", "apply",
+    "destroy", "install",
+];
+
+/// Words naming a loss of data (`manage.py flush`, `rake db:drop`).
+const DATA_LOSS_WORDS: &[&str] = &[
     "flush",
     "drop",
     "wipe",
@@ -392,11 +384,17 @@ const SCRIPT_STOP_WORDS: &[&str] = &[
 ];
 
 /// Whether a word of a script's path, its arguments or a task runner's
-/// targets names a stop word. Test names are exempt (`test_delete.py`,
-/// `apps.users.tests.test_reset`): a test is the project's own check.
+/// targets names a release or a loss of data anywhere in it
+/// (`tools/doDeploy.py`, `scripts/predeploy.sh`). Test names are exempt
+/// (`test_delete.py`, `apps.users.tests.test_reset`): a test is the
+/// project's own check.
 fn stop_word(w: &str) -> bool {
     let w = w.to_ascii_lowercase();
-    !w.contains("test") && SCRIPT_STOP_WORDS.iter().any(|s| w.contains(s))
+    !w.contains("test")
+        && RELEASE_WORDS
+            .iter()
+            .chain(DATA_LOSS_WORDS)
+            .any(|s| w.contains(s))
 }
 
 /// A task runner's target (operand of a `targets` node: make, rake, just,
@@ -441,28 +439,27 @@ fn interpreter_fit(inv: &Invocation, p: &Parsed, args: &[Arg], place: &Place) ->
     if !SCRIPT_INTERPRETERS.contains(&p.program.id) || p.any_effect(fx::CODE) {
         return Fit::No;
     }
-    let module = p.opts.iter().find(|o| o.opt.name == "-m");
-    if p.program.id == "python" && module.is_some() {
-        let name = module
-            .and_then(|o| o.value)
-            .and_then(|v| p.value_text(args, v));
-        let Some(m) = name.filter(|m| PY_BUILD_MODULES.contains(m)) else {
+    if let Some(module) = p.opts.iter().find(|o| o.opt.name == "-m") {
+        if p.program.id != "python" {
+            return Fit::No;
+        }
+        let value = module.value;
+        let Some(m) = value
+            .and_then(|v| p.value_text(args, v))
+            .filter(|m| PY_BUILD_MODULES.contains(m))
+        else {
             return Fit::No;
         };
-        // The module's own arguments, read with its program's model
-        // (`python3 -m pytest --basetemp=src` deletes `src` as `pytest
-        // --basetemp=src` does).
-        let at = module.and_then(|o| o.value).map(|v| v.at);
-        if let (Some(at), Some(prog)) = (at, lookup(m)) {
-            let rest = args.get(at + 1..).unwrap_or(&[]);
+        // The module's own arguments, read with its program's model and
+        // judged as that program's run (`python3 -m pytest --basetemp=src`
+        // deletes `src` as `pytest --basetemp=src` does).
+        if let (Some(v), Some(prog)) = (value, lookup(m)) {
+            let rest = args.get(v.at + 1..).unwrap_or(&[]);
             let inner = parse(prog, rest);
-            let deletes = inner
-                .opts
-                .iter()
-                .any(|o| !o.negated && o.opt.value == Role::Delete);
-            if deletes || !judge::uncovered(&inner, rest).is_empty() {
+            if !judge::uncovered(&inner, rest).is_empty() {
                 return Fit::No;
             }
+            return build_fit(&inner, rest);
         }
         return Fit::Build;
     }

@@ -31,8 +31,8 @@ use crate::candidates::{names_secret_variable, Touch, TouchKind};
 use crate::config::{expand_home, SandboxMode};
 use crate::fs;
 use crate::model::Os;
-use crate::read_roots::{secret_path, ReadRoots};
-use crate::sandboxable::{fit, model_paths, releases, Fit, Place};
+use crate::read_roots::secret_path;
+use crate::sandboxable::{fit, model_paths, releases, writes_redirect, Fit, Place, ENV_BINS};
 use shellgate_shell::word::{SubstKind, Word};
 
 /// What the caller offers: it can run the rewritten command, with this
@@ -148,7 +148,20 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
             .any(|root| fs::contains(ctx.fs, root, p))
     };
     let safe = call.policy.safe_verbs(ctx.os);
-    let roots = ReadRoots::new(&call.policy.config, &ctx.home, ctx.audience, ctx.os);
+    // The policy's read roots, needed only for a touch outside the project.
+    let roots = std::cell::OnceCell::new();
+    let roots = || {
+        roots.get_or_init(|| {
+            call.policy
+                .read_roots
+                .get(&call.policy.config, &ctx.home, ctx.audience, ctx.os)
+        })
+    };
+    let regular = |p: &str| matches!(ctx.fs.lstat(p), Ok(fs::FileKind::File));
+    let place = Place {
+        in_project: &inside,
+        regular_file: &regular,
+    };
     let mut build = false;
     for (inv, cc) in call.analysis.invocations.iter().zip(call.per_inv.iter()) {
         // A runner's command line is judged through the runner; other inner
@@ -183,16 +196,11 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
             let mut mine = out.candidates.iter().filter(|c| c.verb == cc.verb);
             let read_only = mine.clone().next().is_some()
                 && mine.all(|c| matches!(c.status, Status::Safe | Status::SideEffect));
-            if !read_only || crate::sandboxable::writes_redirect(inv) {
+            if !read_only || writes_redirect(inv) {
                 return None;
             }
             continue;
         }
-        let regular = |p: &str| matches!(ctx.fs.lstat(p), Ok(crate::fs::FileKind::File));
-        let place = Place {
-            in_project: &inside,
-            regular_file: &regular,
-        };
         let f = fit(inv, &ctx.home, safe, &place);
         if f == Fit::No {
             return None;
@@ -252,13 +260,13 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
         // outside the project, and a home below the temp directory would
         // put `~/.bashrc` in it.)
         // A read outside the project in a read root (`JAVA_HOME=/usr/lib/jvm/…
-        // ./gradlew test`) is what a safe
-        // reader may do there too (§15.17 read roots, secrets excluded,
-        // resolved as well as written); the sandbox keeps it read-only.
+        // ./gradlew test`) is what a safe reader may do there too (§15.17
+        // read roots, secrets excluded, resolved as well as written); the
+        // sandbox keeps it read-only.
         let root_read = |t: &Touch| {
             !inside(&t.path)
                 && reads_only(t)
-                && roots.covers(ctx.fs, std::slice::from_ref(t), false, |_| false)
+                && roots().covers(ctx.fs, std::slice::from_ref(t), false, |_| false)
         };
         let mut named: Vec<String> = cc
             .touches
@@ -456,9 +464,9 @@ fn mentions_secret_variable(inv: &shellgate_shell::analyze::Invocation) -> bool 
 /// the sandbox, under the name of a known one when that directory is on
 /// `PATH`.
 fn env_bin_path(p: &str) -> bool {
-    ["/.venv/bin/", "/venv/bin/", "/node_modules/.bin/"]
+    ENV_BINS
         .iter()
-        .any(|d| p.contains(d) || p.ends_with(&d[..d.len() - 1]))
+        .any(|d| p.ends_with(d) || p.contains(&format!("{d}/")))
 }
 
 /// A path inside the project's `.git`, a host's control files, or a file
