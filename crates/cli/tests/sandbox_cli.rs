@@ -394,6 +394,89 @@ fn exec_runs_sandboxed_calls_confined() {
     assert_eq!(check(&t, &[], "make all")["reason"], "sandboxed");
 }
 
+/// A sandboxed build may write the project's `.git` (commits need it) but
+/// must not leave anything that makes the next unconfined `git status` — a
+/// safe verb — run code: a repository planted in the work tree and recorded
+/// as a submodule (its `core.fsmonitor` would run), a submodule git
+/// directory planted in `.git/modules`, or `.git/commondir` moving the
+/// repository's config. The whole chain with real git: the build runs under
+/// `exec`, then the gate is asked about `git status`.
+#[test]
+fn sandboxed_builds_cannot_arm_git_status() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    let git = |dir: &str, args: &[&str]| {
+        let o = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(dir)
+            .env("HOME", &t.home)
+            .output()
+            .expect("git");
+        assert!(o.status.success(), "git {args:?}: {}", show(&o));
+    };
+    std::fs::remove_dir_all(format!("{}/.git", t.proj)).expect("rm fake .git");
+    git(&t.proj, &["init", "-q"]);
+    std::fs::write(format!("{}/README", t.proj), "hi\n").expect("write");
+    git(&t.proj, &["add", "README"]);
+    git(&t.proj, &["commit", "-qm", "one"]);
+    let status = |t: &Tree| check(t, &[], "git status")["decision"].clone();
+    assert_eq!(status(&t), "allow");
+
+    let marker = format!("{}/PWNED", t.outside);
+    let fsmonitor = format!("[core]\\n\\tfsmonitor = touch {marker}\\n");
+    std::fs::write(
+        format!("{}/Makefile", t.proj),
+        format!(
+            "nested:\n\
+             \tmkdir -p vendor/evil && cd vendor/evil && git init -q && echo x > x && \
+             git add x && git -c user.name=t -c user.email=t@t commit -qm x\n\
+             \tgit -C vendor/evil config core.fsmonitor 'touch {marker}; false'\n\
+             \tgit add vendor/evil\n\
+             modules:\n\
+             \t-mkdir -p .git/modules/evil && printf '{fsmonitor}' > .git/modules/evil/config\n\
+             commondir:\n\
+             \techo ../../elsewhere > .git/commondir\n"
+        ),
+    )
+    .expect("makefile");
+    for target in ["make nested", "make modules", "make commondir"] {
+        assert_eq!(check(&t, &[], target)["reason"], "sandboxed", "{target}");
+    }
+    let o = exec(&t, "make nested");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    // The planted repository is a gitlink now: `git status` would run it.
+    let d = check(&t, &[], "git status");
+    assert_ne!(d["decision"], "allow", "{d}");
+    // (what an unconfined git status really does with it)
+    let _ = Command::new("git")
+        .arg("status")
+        .current_dir(&t.proj)
+        .env("HOME", &t.home)
+        .output();
+    assert!(
+        Path::new(&marker).exists(),
+        "the planted fsmonitor did not run"
+    );
+    std::fs::remove_file(&marker).expect("rm marker");
+    git(&t.proj, &["rm", "-q", "-f", "--cached", "vendor/evil"]);
+    assert_eq!(status(&t), "allow");
+
+    // `.git/modules` cannot be planted (read-only, placeholder).
+    let o = exec(&t, "make modules");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(!Path::new(&format!("{}/.git/modules/evil", t.proj)).exists());
+    assert_eq!(status(&t), "allow");
+
+    // `.git/commondir` can be written, and makes git ask.
+    let o = exec(&t, "make commondir");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    let d = check(&t, &[], "git status");
+    assert_ne!(d["decision"], "allow", "{d}");
+}
+
 /// The recording function host adapters call from a PostToolUse event.
 #[test]
 fn recorded_failure_makes_the_identical_call_ask() {

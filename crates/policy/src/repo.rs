@@ -220,6 +220,21 @@ pub fn repo_is_trusted(
     project_dir: &str,
     git_dir_override: Option<&str>,
 ) -> Result<(), String> {
+    match opened_repository(fs, effective_dir, project_dir, git_dir_override)? {
+        None => Ok(()),
+        Some((gitdir, top)) => gitdir_is_sound(fs, &gitdir, top.as_deref(), 0),
+    }
+}
+
+/// Where [`repo_is_trusted`] decides by location: the git directory git
+/// opens and its work tree top (`None`: no repository; an error: not the
+/// project's own).
+fn opened_repository(
+    fs: &dyn Fs,
+    effective_dir: &str,
+    project_dir: &str,
+    git_dir_override: Option<&str>,
+) -> Result<Option<(String, Option<String>)>, String> {
     let Kernel::Path(kp) = resolve::kernel(fs, project_dir, true) else {
         return Err(format!("{project_dir} cannot be resolved"));
     };
@@ -233,7 +248,9 @@ pub fn repo_is_trusted(
         };
         let own = own_git_dir(fs, &kp)?;
         return match own {
-            Some(o) if kg == o || within(&kg, &format!("{o}/modules"), false) => Ok(()),
+            Some(o) if kg == o || within(&kg, &format!("{o}/modules"), false) => {
+                Ok(Some((kg, Some(ke))))
+            }
             _ => Err(format!(
                 "the git directory {kg} is not the project's own repository"
             )),
@@ -242,10 +259,11 @@ pub fn repo_is_trusted(
     let inside = |p: &str| within(p, &kp, false);
     let above = |p: &str| p != kp && within(&kp, p, false);
     match discover(fs, &ke)? {
-        None => Ok(()),
+        None => Ok(None),
         Some(Found::Dir(d)) => {
             if d == kp || above(&d) {
-                Ok(())
+                let g = format!("{}/.git", d.trim_end_matches('/'));
+                Ok(Some((g, Some(d))))
             } else if inside(&d) {
                 Err(format!("{d} is a repository nested in the project"))
             } else {
@@ -254,7 +272,10 @@ pub fn repo_is_trusted(
         }
         Some(Found::Link(d)) => {
             if above(&d) {
-                Ok(())
+                let Kernel::Path(g) = resolve::kernel(fs, &format!("{d}/.git"), true) else {
+                    return Err(format!("{d}/.git cannot be resolved"));
+                };
+                Ok(Some((g, Some(d))))
             } else {
                 Err(format!(
                     "{d}/.git is a symbolic link: the repository is project content"
@@ -270,13 +291,13 @@ pub fn repo_is_trusted(
             }
             if at == kp || above(&at) {
                 // The project is a linked worktree or a submodule checkout.
-                return Ok(());
+                return Ok(Some((gitdir, Some(at))));
             }
             if inside(&at) {
                 // A submodule checkout below the project: its git directory
                 // must be a submodule's (or worktree's) git directory.
                 if within(&gitdir, &own_dotgit, false) || module_or_worktree_dir(&gitdir) {
-                    return Ok(());
+                    return Ok(Some((gitdir, Some(at))));
                 }
                 return Err(format!(
                     "the gitfile {at}/.git points to {gitdir}, not a submodule's git directory"
@@ -286,13 +307,147 @@ pub fn repo_is_trusted(
         }
         Some(Found::Bare(d)) => {
             if within(&d, &own_dotgit, false) || module_or_worktree_dir(&d) && inside(&d) {
-                Ok(())
+                Ok(Some((d, None)))
             } else if inside(&d) {
                 Err(format!("{d} is a bare repository inside the project"))
             } else {
                 Err(format!("{d} is a git directory outside the project"))
             }
         }
+    }
+}
+
+/// The deepest submodule nesting [`gitdir_is_sound`] follows.
+const MAX_SUBMODULE_DEPTH: usize = 4;
+
+/// The most submodules of one index [`gitdir_is_sound`] inspects.
+const MAX_GITLINKS: usize = 1000;
+
+/// Whether a git directory found in a trusted place still leads git only
+/// to configuration the project cannot have planted (§15.5, §15.17). A
+/// process that may write the project — a sandboxed build (§18) writes its
+/// `.git` too, all but the protected config, hooks, info and submodule
+/// directories — could otherwise redirect the next unconfined `git status`:
+///
+/// - `commondir` moves the repository's config, hooks and objects anywhere:
+///   only a linked worktree's git directory (`<common>/worktrees/<name>`)
+///   may have one, pointing back to its own common directory; a git
+///   directory under `worktrees/` without one reads its own config;
+/// - a submodule (a gitlink in the index) whose checkout holds its own
+///   repository (`sub/.git` a directory or a link) or a gitfile pointing
+///   anywhere but the common directory's `modules/` is entered by `git
+///   status` and `git diff`, which run its config (`core.fsmonitor`); the
+///   submodules' own git directories are checked the same way, nested up
+///   to [`MAX_SUBMODULE_DEPTH`];
+/// - an index git reads only partly here (a split or sparse index: a
+///   required extension) or cannot be read hides its submodules.
+///
+/// `top`: the work tree whose checkouts the index describes (`None` for a
+/// bare repository).
+fn gitdir_is_sound(
+    fs: &dyn Fs,
+    gitdir: &str,
+    top: Option<&str>,
+    depth: usize,
+) -> Result<(), String> {
+    let common = common_dir(fs, gitdir)?;
+    let Some(top) = top else {
+        return Ok(());
+    };
+    let index = format!("{gitdir}/index");
+    let data = match fs.read_file(&index, crate::creates::MAX_SOURCE_BYTES) {
+        Ok(d) => d,
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(format!("cannot read {index}: {e}")),
+    };
+    if data.len() > crate::creates::MAX_SOURCE_BYTES {
+        return Err(format!("{index} is larger than the gate reads"));
+    }
+    let idx = crate::git_index::parse(&data, crate::creates::MAX_ENTRIES)
+        .map_err(|e| format!("{index}: {e}"))?;
+    if let Some(ext) = idx.required_extensions.first() {
+        return Err(format!(
+            "{index} uses the extension {ext:?}: its submodules cannot be listed"
+        ));
+    }
+    let modules = format!("{}/modules", common.trim_end_matches('/'));
+    let top = top.trim_end_matches('/');
+    for (n, e) in idx.entries.iter().filter(|e| e.is_gitlink()).enumerate() {
+        if n >= MAX_GITLINKS {
+            return Err(format!(
+                "{index} lists more submodules than the gate inspects"
+            ));
+        }
+        let checkout = format!("{top}/{}", e.path.trim_end_matches('/'));
+        let dotgit = format!("{checkout}/.git");
+        match fs.lstat(&dotgit) {
+            Err(err)
+                if err.kind() == ErrorKind::NotFound || err.kind() == ErrorKind::NotADirectory => {}
+            Ok(FileKind::File) => {
+                let sub = read_gitfile(fs, &dotgit, &checkout)?;
+                if !(within(&sub, &modules, false) && sub != modules) {
+                    return Err(format!(
+                        "the submodule {} has a gitfile pointing to {sub}, not to {modules}",
+                        e.path
+                    ));
+                }
+                if depth >= MAX_SUBMODULE_DEPTH {
+                    return Err(format!("the submodule {} is nested too deep", e.path));
+                }
+                let Kernel::Path(kc) = resolve::kernel(fs, &checkout, true) else {
+                    return Err(format!("{checkout} cannot be resolved"));
+                };
+                gitdir_is_sound(fs, &sub, Some(&kc), depth + 1)?;
+            }
+            Ok(_) => {
+                return Err(format!(
+                    "the submodule {} holds its own repository ({dotgit}), whose configuration git status runs",
+                    e.path
+                ))
+            }
+            Err(err) => return Err(format!("cannot inspect {dotgit}: {err}")),
+        }
+    }
+    Ok(())
+}
+
+/// The common directory of a git directory: itself, or for a linked
+/// worktree's git directory the one its `commondir` names (which must hold
+/// it under `worktrees/`). See [`gitdir_is_sound`].
+fn common_dir(fs: &dyn Fs, gitdir: &str) -> Result<String, String> {
+    let file = format!("{gitdir}/commondir");
+    let in_worktrees = {
+        let segs: Vec<&str> = gitdir.split('/').collect();
+        segs.len() >= 2 && segs[segs.len() - 2] == "worktrees" && segs[segs.len() - 1] != ".git"
+    };
+    let data = match fs.read_file(&file, 4096) {
+        Ok(d) => d,
+        Err(e) if e.kind() == ErrorKind::NotFound && !in_worktrees => return Ok(gitdir.to_string()),
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            return Err(format!(
+                "{gitdir} lies under worktrees/ but has no commondir: git reads its own config"
+            ))
+        }
+        Err(e) => return Err(format!("cannot read {file}: {e}")),
+    };
+    let text = String::from_utf8_lossy(&data);
+    let target = text.lines().next().map(str::trim).unwrap_or("");
+    if target.is_empty() {
+        return Err(format!("{file} is empty"));
+    }
+    let Kernel::Path(common) = resolve::kernel(fs, &resolve::join_raw(gitdir, target), true) else {
+        return Err(format!("{file} points nowhere resolvable"));
+    };
+    let worktrees = format!("{}/worktrees", common.trim_end_matches('/'));
+    let Kernel::Path(g) = resolve::kernel(fs, gitdir, true) else {
+        return Err(format!("{gitdir} cannot be resolved"));
+    };
+    if within(&g, &worktrees, false) && g != worktrees {
+        Ok(common)
+    } else {
+        Err(format!(
+            "{file} points the repository's configuration to {common}"
+        ))
     }
 }
 
@@ -449,5 +604,104 @@ mod tests {
             Some(format!("{p}/.git/index"))
         );
         assert_eq!(work_tree(&OsFs, &format!("{p}/src")), Some(p.clone()));
+    }
+
+    fn run_git(dir: &str, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(["-c", "protocol.file.allow=always"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    /// What a process that may write the project (a sandboxed build) can
+    /// plant in a trusted repository for the next unconfined `git status`.
+    #[test]
+    fn planted_redirections() {
+        let t = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(t.path()).unwrap();
+        let r = root.to_str().unwrap();
+        let p = format!("{r}/proj");
+        fs::create_dir_all(&p).unwrap();
+        run_git(&p, &["init", "-q"]);
+        fs::write(format!("{p}/a"), "a").unwrap();
+        run_git(&p, &["add", "a"]);
+        run_git(&p, &["commit", "-qm", "one"]);
+        assert_eq!(repo_is_trusted(&OsFs, &p, &p, None), Ok(()));
+
+        // `.git/commondir` moves the config anywhere.
+        fs::write(format!("{p}/.git/commondir"), "../../evil\n").unwrap();
+        let e = repo_is_trusted(&OsFs, &p, &p, None).unwrap_err();
+        assert!(e.contains("commondir"), "{e}");
+        fs::remove_file(format!("{p}/.git/commondir")).unwrap();
+
+        // A real submodule: its gitfile points into .git/modules.
+        let lib = format!("{r}/lib");
+        fs::create_dir_all(&lib).unwrap();
+        run_git(&lib, &["init", "-q"]);
+        fs::write(format!("{lib}/l"), "l").unwrap();
+        run_git(&lib, &["add", "l"]);
+        run_git(&lib, &["commit", "-qm", "lib"]);
+        run_git(&p, &["submodule", "add", "-q", &lib, "vendor/lib"]);
+        assert_eq!(repo_is_trusted(&OsFs, &p, &p, None), Ok(()));
+        assert_eq!(
+            repo_is_trusted(&OsFs, &format!("{p}/vendor/lib"), &p, None),
+            Ok(())
+        );
+        // Its gitfile repointed into the project's content.
+        let gf = format!("{p}/vendor/lib/.git");
+        let orig = fs::read_to_string(&gf).unwrap();
+        fs::create_dir_all(format!("{p}/evil")).unwrap();
+        fs::write(&gf, "gitdir: ../../evil\n").unwrap();
+        assert!(repo_is_trusted(&OsFs, &p, &p, None).is_err());
+        fs::write(&gf, orig).unwrap();
+
+        // A repository planted in the work tree and recorded as a gitlink.
+        let n = format!("{p}/nested");
+        fs::create_dir_all(&n).unwrap();
+        run_git(&n, &["init", "-q"]);
+        fs::write(format!("{n}/x"), "x").unwrap();
+        run_git(&n, &["add", "x"]);
+        run_git(&n, &["commit", "-qm", "x"]);
+        run_git(&p, &["add", "nested"]);
+        let e = repo_is_trusted(&OsFs, &p, &p, None).unwrap_err();
+        assert!(e.contains("nested") && e.contains("own repository"), "{e}");
+        // Unpopulated (no .git in the checkout): git does not enter it.
+        fs::rename(format!("{n}/.git"), format!("{r}/moved.git")).unwrap();
+        assert_eq!(repo_is_trusted(&OsFs, &p, &p, None), Ok(()));
+
+        // A split index keeps entries elsewhere: not listable.
+        run_git(&p, &["update-index", "--split-index"]);
+        assert!(repo_is_trusted(&OsFs, &p, &p, None).is_err());
+        run_git(&p, &["update-index", "--no-split-index"]);
+        assert_eq!(repo_is_trusted(&OsFs, &p, &p, None), Ok(()));
+
+        // A linked worktree: its git directory's commondir leads back.
+        let w = format!("{r}/wt");
+        run_git(&p, &["worktree", "add", "-q", &w]);
+        assert_eq!(repo_is_trusted(&OsFs, &w, &w, None), Ok(()));
+        // A worktree directory planted in .git/worktrees that has its own
+        // config and no commondir, reached through a gitfile in the project.
+        let g = format!("{p}/.git/worktrees/planted");
+        fs::create_dir_all(format!("{g}/objects")).unwrap();
+        fs::write(format!("{g}/HEAD"), "ref: refs/heads/main\n").unwrap();
+        fs::create_dir_all(format!("{p}/side")).unwrap();
+        fs::write(
+            format!("{p}/side/.git"),
+            "gitdir: ../.git/worktrees/planted\n",
+        )
+        .unwrap();
+        assert!(repo_is_trusted(&OsFs, &format!("{p}/side"), &p, None).is_err());
+        // ... or one whose commondir points elsewhere.
+        fs::write(format!("{g}/commondir"), "../../../evil\n").unwrap();
+        assert!(repo_is_trusted(&OsFs, &format!("{p}/side"), &p, None).is_err());
+        // A project literally named `worktrees` is an ordinary repository.
+        let q = format!("{r}/worktrees");
+        fs::create_dir_all(&q).unwrap();
+        run_git(&q, &["init", "-q"]);
+        assert_eq!(repo_is_trusted(&OsFs, &q, &q, None), Ok(()));
     }
 }

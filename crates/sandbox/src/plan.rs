@@ -571,6 +571,13 @@ impl Resolver {
             Some(m) if m.is_dir() => {
                 self.pin_chain(&git.join("x"));
                 self.guard_gitdir(&git)?;
+                // Submodules' and linked worktrees' git directories: whole,
+                // so that none can be planted with its own config (a
+                // gitlink or gitfile made in the work tree would lead the
+                // next unconfined `git status` into it).
+                for dir in ["modules", "worktrees"] {
+                    self.guard_entry(&git.join(dir), true)?;
+                }
                 if let Some(hp) = hooks_path_of(&git.join("config")) {
                     let p = if let Some(rest) = hp.strip_prefix("~/") {
                         self.home.join(rest)

@@ -368,6 +368,37 @@ fn git_indirections_are_read_only_too() {
 }
 
 #[test]
+fn submodule_and_worktree_git_directories_cannot_be_planted() {
+    if !require_sandbox() {
+        return;
+    }
+    // Neither `.git/modules` nor `.git/worktrees` exists yet: a git directory
+    // planted there with its own config, reached through a gitfile or a
+    // gitlink made in the work tree, would run that config on the next
+    // unconfined `git status`.
+    let s = Scratch::new();
+    let o = s.sh(
+        "build",
+        "mkdir -p .git/modules/evil .git/worktrees/evil; \
+         printf '[core]\\n\\tfsmonitor = touch ../PWNED\\n' > .git/modules/evil/config; \
+         printf '[core]\\n\\tfsmonitor = touch ../PWNED\\n' > .git/worktrees/evil/config; \
+         echo x > .git/modules/evil/HEAD; true",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for dir in ["modules", "worktrees"] {
+        let d = s.path(&format!("project/.git/{dir}"));
+        // what remains is the empty placeholder directory
+        assert!(d.is_dir(), "{dir}");
+        assert_eq!(fs::read_dir(&d).expect("dir").count(), 0, "{dir}");
+    }
+    // The rest of `.git` stays writable (commits need it); the commondir
+    // redirection written there is the decision's to refuse
+    // (`repo::gitdir_is_sound` in the policy).
+    let o = s.sh("build", "echo ../../x > .git/commondir; echo ok");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
 fn moving_protected_directories_away_fails() {
     if !require_sandbox() {
         return;

@@ -284,74 +284,9 @@ pub fn index_paths(fs: &dyn Fs, index: &str) -> Result<Vec<String>, String> {
 
 /// [`index_paths`] of an index held in memory.
 pub fn index_paths_of(d: &[u8]) -> Result<Vec<String>, String> {
-    let bad = || "unreadable git index".to_string();
-    if d.get(..4) != Some(b"DIRC") {
-        return Err(bad());
-    }
-    let be32 = |at: usize| -> Option<usize> {
-        let b = d.get(at..at + 4)?;
-        Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
-    };
-    let version = be32(4).ok_or_else(bad)?;
-    let count = be32(8).ok_or_else(bad)?;
-    if !(2..=4).contains(&version) {
-        return Err(bad());
-    }
-    if count > MAX_ENTRIES {
-        return Err("the index is larger than the gate lists".into());
-    }
-    let mut at = 12usize;
-    let mut out: Vec<String> = Vec::with_capacity(count);
-    let mut prev: Vec<u8> = Vec::new();
-    for _ in 0..count {
-        let start = at;
-        let flags_at = start + 60;
-        let flags = d
-            .get(flags_at..flags_at + 2)
-            .map(|b| u16::from_be_bytes([b[0], b[1]]))
-            .ok_or_else(bad)?;
-        let mut name_at = flags_at + 2;
-        if version >= 3 && flags & 0x4000 != 0 {
-            name_at += 2;
-        }
-        let name: Vec<u8> = if version == 4 {
-            // Varint: bytes to strip from the previous name.
-            let mut strip: usize = 0;
-            let mut i = name_at;
-            loop {
-                let b = *d.get(i).ok_or_else(bad)?;
-                i += 1;
-                strip = (strip << 7) | (b & 0x7f) as usize;
-                if b & 0x80 == 0 {
-                    break;
-                }
-                strip += 1;
-                if strip > 1 << 20 {
-                    return Err(bad());
-                }
-            }
-            let end = d[i.min(d.len())..]
-                .iter()
-                .position(|&b| b == 0)
-                .ok_or_else(bad)?;
-            let keep = prev.len().checked_sub(strip).ok_or_else(bad)?;
-            let mut n = prev[..keep].to_vec();
-            n.extend_from_slice(&d[i..i + end]);
-            at = i + end + 1;
-            n
-        } else {
-            let end = d
-                .get(name_at..)
-                .and_then(|r| r.iter().position(|&b| b == 0))
-                .ok_or_else(bad)?;
-            let n = d[name_at..name_at + end].to_vec();
-            // Entries are padded with 1–8 NULs to a multiple of 8.
-            let len = name_at + end - start;
-            at = start + (len + 8) / 8 * 8;
-            n
-        };
-        out.push(String::from_utf8_lossy(&name).into_owned());
-        prev = name;
-    }
-    Ok(out)
+    Ok(crate::git_index::parse(d, MAX_ENTRIES)?
+        .entries
+        .into_iter()
+        .map(|e| e.path)
+        .collect())
 }
