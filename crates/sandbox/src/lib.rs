@@ -102,7 +102,7 @@ mod macos;
 use std::convert::Infallible;
 use std::ffi::OsString;
 
-pub use plan::{Confinement, ConfinementBuilder, Guard, Hidden, Kind, Profile};
+pub use plan::{CacheLayer, Confinement, ConfinementBuilder, Guard, Hidden, Kind, Profile};
 
 /// Exit status when the sandbox refuses to run the command because it cannot
 /// confine it (unsupported kernel, invalid plan, a setup step refused).

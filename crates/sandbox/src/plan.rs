@@ -88,6 +88,19 @@ pub struct Hidden {
     pub kind: Kind,
 }
 
+/// A toolchain cache the command sees writable while its writes stay its
+/// own: an overlay whose lower layer is the real cache and whose upper layer
+/// lies in the session directory (Linux; see [`Confinement`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CacheLayer {
+    /// The cache (absolute, resolved).
+    pub target: PathBuf,
+    /// Where the command's writes go.
+    pub upper: PathBuf,
+    /// The overlay's work directory (same file system as `upper`).
+    pub work: PathBuf,
+}
+
 /// Builder for a [`Confinement`]. Anything not set comes from the process
 /// environment (`HOME`, `SHELLGATE_HOME`, `TMPDIR`, the cache variables).
 #[derive(Debug, Clone)]
@@ -122,6 +135,8 @@ pub struct Confinement {
     /// Directories bind-mounted onto themselves so they cannot be renamed.
     pub(crate) pins: Vec<PathBuf>,
     pub(crate) hidden: Vec<Hidden>,
+    /// Toolchain caches layered over (profile `build` without the network).
+    pub(crate) cache_layers: Vec<CacheLayer>,
     /// Cover the gate's home (it exists, or is created because it lies in a
     /// writable root).
     pub(crate) hide_gate_home: bool,
@@ -416,9 +431,27 @@ impl Resolver {
                 self.project_roots.push(e);
             }
         }
+        // Toolchain caches (profile `build`). Their contents run later,
+        // unconfined, in every project (a registry's sources, a Gradle
+        // distribution, compiled objects of the Go build cache): a command
+        // no human approved must not change them. With the network granted
+        // (a human approved the program's downloads) they are writable; else
+        // each is an overlay (Linux, with a session directory) whose writes
+        // stay in the session, or read-only.
+        let mut cache_layers = Vec::new();
         if profile == Profile::Build {
             for c in self.cache_dirs() {
-                self.writable.push(c);
+                if self.b.network {
+                    self.writable.push(c);
+                } else if let Some(s) = &self.session_dir {
+                    let name = c.to_string_lossy().replace('_', "__").replace('/', "_");
+                    let base = s.join("cache-layers").join(name);
+                    cache_layers.push(CacheLayer {
+                        target: c,
+                        upper: base.join("upper"),
+                        work: base.join("work"),
+                    });
+                }
             }
         }
         dedup(&mut self.writable);
@@ -444,6 +477,17 @@ impl Resolver {
             }
         }
 
+        // A layer would uncover what is hidden or guarded below its cache
+        // (an overlay does not show the lower layer's mounts): such a cache
+        // stays read-only.
+        cache_layers.retain(|l: &CacheLayer| {
+            !self.hidden.iter().any(|h| h.path.starts_with(&l.target))
+                && !self.guards.iter().any(|g| g.path.starts_with(&l.target))
+                && !self
+                    .writable
+                    .iter()
+                    .any(|w| w.starts_with(&l.target) || l.target.starts_with(w))
+        });
         let mut guards: Vec<Guard> = self.guards.into_iter().collect();
         guards.sort_by_key(|g| depth(&g.path));
         let guard_paths: BTreeSet<PathBuf> = guards.iter().map(|g| g.path.clone()).collect();
@@ -467,6 +511,7 @@ impl Resolver {
             guards,
             pins,
             hidden: self.hidden.into_iter().collect(),
+            cache_layers,
             hide_gate_home,
             create_gate_home,
             notes: self.notes,

@@ -569,23 +569,49 @@ fn read_profile_writes_nothing_in_the_project() {
     assert!(s.tmp.join("t").exists(), "temp dir must stay writable");
 }
 
+/// Profile `build` lets a command write the toolchain caches — but a cache's
+/// contents run later, unconfined, in every project (registry sources,
+/// compiled objects, a Gradle distribution), so without the network grant
+/// the writes land in an overlay kept in the session: later sandboxed runs
+/// of the session see them, the real cache never does. With the network
+/// granted (a human approved the downloads) they write through. The
+/// caches' config files stay read-only either way.
 #[test]
-fn build_profile_writes_caches_but_not_their_config() {
+fn build_profile_writes_caches_in_a_session_layer() {
     if !require_sandbox() {
         return;
     }
     let s = Scratch::new();
+    fs::write(s.path("home/.cargo/registry/existing"), "real\n").expect("write");
     let o = s.sh(
         "build",
-        "echo x > \"$HOME/.cargo/registry/cached\"; echo x >> \"$HOME/.cargo/config.toml\"; true",
+        "echo poisoned > \"$HOME/.cargo/registry/existing\"; echo x > \"$HOME/.cargo/registry/cached\"; \
+         echo x >> \"$HOME/.cargo/config.toml\"; cat \"$HOME/.cargo/registry/existing\"",
     );
-    assert_eq!(o.status.code(), Some(0));
-    assert!(s.path("home/.cargo/registry/cached").exists());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // the command saw its writes ...
+    assert_eq!(stdout(&o), "poisoned\n");
+    // ... the real cache did not change
+    assert_eq!(read(&s.path("home/.cargo/registry/existing")), "real\n");
+    assert!(!s.path("home/.cargo/registry/cached").exists());
     assert_eq!(read(&s.path("home/.cargo/config.toml")), "[build]\n");
-    // edit does not get the caches
+    // the session's next sandboxed run sees the layer
+    let o = s.sh("build", "cat \"$HOME/.cargo/registry/cached\"");
+    assert_eq!(stdout(&o), "x\n", "{}", stderr(&o));
+    // with the network granted, writes reach the real cache
+    let o = s.sh_with(
+        "build",
+        &["--network"],
+        "echo downloaded > \"$HOME/.cargo/registry/net\"",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(read(&s.path("home/.cargo/registry/net")), "downloaded\n");
+    // edit does not get the caches at all
     let o = s.sh("edit", "echo x > \"$HOME/.cargo/registry/edit\"; true");
     assert_eq!(o.status.code(), Some(0));
     assert!(!s.path("home/.cargo/registry/edit").exists());
+    let o = s.sh("edit", "cat \"$HOME/.cargo/registry/cached\"");
+    assert_ne!(o.status.code(), Some(0), "edit must not see the layer");
 }
 
 // --- network ----------------------------------------------------------------

@@ -41,7 +41,8 @@ pub enum ProfileArg {
     Read,
     /// `read` plus the project (minus .git/config, .git/hooks, host settings).
     Edit,
-    /// `edit` plus the toolchain caches.
+    /// `edit` plus the toolchain caches (writes kept in the session's own
+    /// layer unless --network).
     Build,
 }
 
@@ -65,8 +66,11 @@ impl ProfileArg {
 #[command(after_help = "\
 Confinement (Linux: Landlock + user/mount/network namespaces + seccomp):
   writes   only inside the project (edit, build), the session directory and the
-           system temp directory; .git/config, .git/hooks, .git/info and the
-           hosts' settings stay read-only; build adds the toolchain caches
+           system temp directory; .git/config, .git/hooks, .git/info,
+           .git/modules, .git/worktrees and the hosts' settings stay read-only;
+           build adds the toolchain caches: with --network the real ones,
+           otherwise a layer over them kept in the session (--session), so
+           that nothing planted there runs later outside the sandbox
   reads    everywhere except secrets (~/.ssh, ~/.aws, .env files, the gate's home …)
   network  off (only the sandbox's own loopback) unless --network
 

@@ -91,6 +91,10 @@ pub(crate) fn restrict(c: &Confinement) -> Result<(), SandboxError> {
     for w in &c.writable {
         rs = add(rs, w, write_root)?;
     }
+    // An overlaid cache (read-only if the overlay was refused).
+    for l in &c.cache_layers {
+        rs = add(rs, &l.target, write_root)?;
+    }
     let shm = Path::new(super::mounts::SHM);
     if shm.is_dir() {
         rs = add(rs, shm, write_root)?;

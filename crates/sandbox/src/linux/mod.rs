@@ -111,6 +111,12 @@ fn prepare_host(c: &Confinement) -> Result<(), SandboxError> {
         dirs.create(s)
             .map_err(|e| SandboxError::setup(format!("creating {}", s.display()), e))?;
     }
+    for l in &c.cache_layers {
+        for d in [&l.upper, &l.work] {
+            dirs.create(d)
+                .map_err(|e| SandboxError::setup(format!("creating {}", d.display()), e))?;
+        }
+    }
     for g in c.guards.iter().filter(|g| g.placeholder) {
         let made = match g.kind {
             Kind::Dir => fs::DirBuilder::new()

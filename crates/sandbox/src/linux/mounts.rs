@@ -10,7 +10,9 @@
 //!    removed), protected paths are bound read-only onto themselves, the
 //!    gate's home is covered by an empty skeleton that only holds the session
 //!    directory's mount point, and secrets are covered by an empty read-only
-//!    directory or file.
+//!    directory or file;
+//! 4. toolchain caches are covered by overlays whose writes stay in the
+//!    session (profile `build` without the network).
 
 use std::ffi::{CStr, CString};
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -141,6 +143,16 @@ pub(crate) fn apply(c: &Confinement) -> Result<(), SandboxError> {
             .map_err(fail(what()))?,
         };
         sys::move_mount_to(&tree, path).map_err(fail(what()))?;
+    }
+
+    // 4. last, toolchain caches as overlays: the real cache below, the
+    // command's writes in the session. A cache whose overlay the kernel
+    // refuses (an old kernel, an upper layer on a file system overlayfs
+    // cannot write to, a layer in use by another run) stays read-only.
+    for l in &c.cache_layers {
+        if let Ok(fd) = sys::detached_overlay(&l.target, &l.upper, &l.work) {
+            let _ = sys::move_mount_to(&fd, &l.target);
+        }
     }
     Ok(())
 }

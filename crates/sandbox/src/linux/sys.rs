@@ -362,6 +362,7 @@ pub(crate) fn execvp(argv: &[CString]) -> io::Error {
 // --- the new mount API (Linux 5.2+, mount_setattr 5.12+) -------------------
 
 pub(crate) const FSOPEN_CLOEXEC: libc::c_uint = 1;
+const FSCONFIG_SET_FLAG: libc::c_uint = 0;
 const FSCONFIG_SET_STRING: libc::c_uint = 1;
 const FSCONFIG_CMD_CREATE: libc::c_uint = 6;
 const FSMOUNT_CLOEXEC: libc::c_uint = 1;
@@ -413,6 +414,58 @@ pub(crate) fn detached_tmpfs(size: &CStr, mode: &CStr, attrs: u64) -> io::Result
             fs.as_raw_fd(),
             FSMOUNT_CLOEXEC,
             attrs,
+        ))?;
+        Ok(OwnedFd::from_raw_fd(m as RawFd))
+    }
+}
+
+/// A fresh overlay of `lower` (read) with `upper`/`work` (writes), not
+/// attached anywhere; `userxattr` as a user namespace needs.
+pub(crate) fn detached_overlay(lower: &Path, upper: &Path, work: &Path) -> io::Result<OwnedFd> {
+    let (lower, upper, work) = (cpath(lower)?, cpath(upper)?, cpath(work)?);
+    // SAFETY: fsopen/fsconfig/fsmount with valid C strings; descriptors owned.
+    unsafe {
+        let fs = cvt(libc::syscall(
+            libc::SYS_fsopen,
+            c"overlay".as_ptr(),
+            FSOPEN_CLOEXEC,
+        ))?;
+        let fs = OwnedFd::from_raw_fd(fs as RawFd);
+        for (k, v) in [
+            (c"lowerdir", lower.as_c_str()),
+            (c"upperdir", upper.as_c_str()),
+            (c"workdir", work.as_c_str()),
+        ] {
+            cvt(libc::syscall(
+                libc::SYS_fsconfig,
+                fs.as_raw_fd(),
+                FSCONFIG_SET_STRING,
+                k.as_ptr(),
+                v.as_ptr(),
+                0,
+            ))?;
+        }
+        cvt(libc::syscall(
+            libc::SYS_fsconfig,
+            fs.as_raw_fd(),
+            FSCONFIG_SET_FLAG,
+            c"userxattr".as_ptr(),
+            std::ptr::null::<libc::c_char>(),
+            0,
+        ))?;
+        cvt(libc::syscall(
+            libc::SYS_fsconfig,
+            fs.as_raw_fd(),
+            FSCONFIG_CMD_CREATE,
+            std::ptr::null::<libc::c_char>(),
+            std::ptr::null::<libc::c_void>(),
+            0,
+        ))?;
+        let m = cvt(libc::syscall(
+            libc::SYS_fsmount,
+            fs.as_raw_fd(),
+            FSMOUNT_CLOEXEC,
+            MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
         ))?;
         Ok(OwnedFd::from_raw_fd(m as RawFd))
     }
