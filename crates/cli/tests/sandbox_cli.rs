@@ -58,6 +58,8 @@ fn tree() -> Tree {
         &t,
         &format!("{proj}/src"),
         &format!("{proj}/.git/hooks"),
+        &format!("{proj}/.git/objects"),
+        &format!("{proj}/.git/refs"),
     ] {
         std::fs::create_dir_all(d).expect("mkdir");
     }

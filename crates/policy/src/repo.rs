@@ -104,6 +104,11 @@ pub fn git_config_file(args: &[String], cwd: &str, home: &str) -> Option<String>
 enum Found {
     /// `D/.git` is a directory: repository root `D`.
     Dir(String),
+    /// `D/.git` is a directory git may pass over (not a valid git directory
+    /// by the gate's reading: git would then try `D` itself as a bare
+    /// repository, then the parents — red-team finding F1). Both readings
+    /// must be safe.
+    DirUnsure(String),
     /// `D/.git` is a gitfile pointing to this git directory (kernel path).
     File { at: String, gitdir: String },
     /// `D/.git` is a symbolic link.
@@ -123,6 +128,39 @@ fn is_git_directory(fs: &dyn Fs, d: &str) -> bool {
         Ok(FileKind::File | FileKind::Symlink | FileKind::Other)
     ) || matches!(fs.stat(&format!("{d}/objects")), Ok(FileKind::Dir))
         && matches!(fs.stat(&format!("{d}/refs")), Ok(FileKind::Dir))
+}
+
+/// Whether a `.git` directory is one git accepts (`is_git_directory`):
+/// `objects` and `refs` directories and a `HEAD` that is a symbolic
+/// reference into `refs/` (a file `ref: refs/…` or a link to `refs/…`) or
+/// an object id. Stricter than git where git is lenient: anything else is
+/// not accepted here.
+fn valid_dot_git(fs: &dyn Fs, dotgit: &str) -> bool {
+    if !matches!(fs.stat(&format!("{dotgit}/objects")), Ok(FileKind::Dir))
+        || !matches!(fs.stat(&format!("{dotgit}/refs")), Ok(FileKind::Dir))
+    {
+        return false;
+    }
+    let head = format!("{dotgit}/HEAD");
+    match fs.lstat(&head) {
+        Ok(FileKind::Symlink) => fs
+            .read_link(&head)
+            .is_ok_and(|t| t.to_str().is_some_and(|t| t.starts_with("refs/"))),
+        Ok(FileKind::File) => {
+            let Ok(data) = fs.read_file(&head, 4096) else {
+                return false;
+            };
+            let text = String::from_utf8_lossy(&data);
+            let line = text.lines().next().unwrap_or("");
+            if let Some(r) = line.strip_prefix("ref:") {
+                r.trim_start().starts_with("refs/")
+            } else {
+                let hex = line.trim_end();
+                matches!(hex.len(), 40 | 64) && hex.bytes().all(|b| b.is_ascii_hexdigit())
+            }
+        }
+        _ => false,
+    }
 }
 
 /// Read a gitfile (`gitdir: X`), resolving `X` against its directory.
@@ -154,7 +192,8 @@ fn discover(fs: &dyn Fs, start: &str) -> Result<Option<Found>, String> {
             format!("{d}/.git")
         };
         match fs.lstat(&dotgit) {
-            Ok(FileKind::Dir) => return Ok(Some(Found::Dir(d))),
+            Ok(FileKind::Dir) if valid_dot_git(fs, &dotgit) => return Ok(Some(Found::Dir(d))),
+            Ok(FileKind::Dir) => return Ok(Some(Found::DirUnsure(d))),
             Ok(FileKind::Symlink) => return Ok(Some(Found::Link(d))),
             Ok(FileKind::File) => {
                 let gitdir = read_gitfile(fs, &dotgit, &d)?;
@@ -179,7 +218,9 @@ fn discover(fs: &dyn Fs, start: &str) -> Result<Option<Found>, String> {
 fn own_git_dir(fs: &dyn Fs, project: &str) -> Result<Option<String>, String> {
     Ok(match discover(fs, project)? {
         None => None,
-        Some(Found::Dir(d)) => Some(format!("{}/.git", d.trim_end_matches('/'))),
+        Some(Found::Dir(d) | Found::DirUnsure(d)) => {
+            Some(format!("{}/.git", d.trim_end_matches('/')))
+        }
         Some(Found::File { gitdir, .. }) => Some(gitdir),
         Some(Found::Link(d)) => {
             if within(&d, project, false) {
@@ -220,10 +261,10 @@ pub fn repo_is_trusted(
     project_dir: &str,
     git_dir_override: Option<&str>,
 ) -> Result<(), String> {
-    match opened_repository(fs, effective_dir, project_dir, git_dir_override)? {
-        None => Ok(()),
-        Some((gitdir, top)) => gitdir_is_sound(fs, &gitdir, top.as_deref(), 0),
+    for (gitdir, top) in opened_repository(fs, effective_dir, project_dir, git_dir_override)? {
+        gitdir_is_sound(fs, &gitdir, top.as_deref(), 0)?;
     }
+    Ok(())
 }
 
 /// Where [`repo_is_trusted`] decides by location: the git directory git
@@ -234,14 +275,13 @@ fn opened_repository(
     effective_dir: &str,
     project_dir: &str,
     git_dir_override: Option<&str>,
-) -> Result<Option<(String, Option<String>)>, String> {
+) -> Result<Vec<(String, Option<String>)>, String> {
     let Kernel::Path(kp) = resolve::kernel(fs, project_dir, true) else {
         return Err(format!("{project_dir} cannot be resolved"));
     };
     let Kernel::Path(ke) = resolve::kernel(fs, effective_dir, true) else {
         return Err(format!("{effective_dir} cannot be resolved"));
     };
-    let own_dotgit = format!("{}/.git", kp.trim_end_matches('/'));
     if let Some(gd) = git_dir_override {
         let Kernel::Path(kg) = resolve::kernel(fs, &resolve::join_raw(&ke, gd), true) else {
             return Err(format!("the git directory {gd} cannot be resolved"));
@@ -249,21 +289,67 @@ fn opened_repository(
         let own = own_git_dir(fs, &kp)?;
         return match own {
             Some(o) if kg == o || within(&kg, &format!("{o}/modules"), false) => {
-                Ok(Some((kg, Some(ke))))
+                Ok(vec![(kg, Some(ke))])
             }
             _ => Err(format!(
                 "the git directory {kg} is not the project's own repository"
             )),
         };
     }
-    let inside = |p: &str| within(p, &kp, false);
-    let above = |p: &str| p != kp && within(&kp, p, false);
     match discover(fs, &ke)? {
-        None => Ok(None),
+        // Git may pass over a `.git` directory the project can make invalid
+        // in ways the gate does not read (its `HEAD`, or `objects/` made
+        // unsearchable by `chmod`): the repository at the project root is
+        // judged both ways.
+        Some(Found::DirUnsure(d)) => both_readings(fs, d, &kp),
+        Some(Found::Dir(d)) if d == kp => both_readings(fs, d, &kp),
+        found => classify(fs, found, &kp),
+    }
+}
+
+/// `d/.git` as the repository, and what git finds when it passes over it.
+fn both_readings(
+    fs: &dyn Fs,
+    d: String,
+    kp: &str,
+) -> Result<Vec<(String, Option<String>)>, String> {
+    let past = discover_past(fs, &d)?;
+    let mut out = classify(fs, Some(Found::Dir(d)), kp)?;
+    out.extend(classify(fs, past, kp)?);
+    Ok(out)
+}
+
+/// Discovery as git continues after passing over `d/.git`: `d` itself as a
+/// bare repository, then the parents.
+fn discover_past(fs: &dyn Fs, d: &str) -> Result<Option<Found>, String> {
+    if is_git_directory(fs, d) {
+        return Ok(Some(Found::Bare(d.to_string())));
+    }
+    if d == "/" {
+        return Ok(None);
+    }
+    discover(fs, &paths::parent(d))
+}
+
+/// What discovery found, judged by where it lies against the project
+/// (kernel path `kp`): the git directories to check and their work trees.
+fn classify(
+    fs: &dyn Fs,
+    found: Option<Found>,
+    kp: &str,
+) -> Result<Vec<(String, Option<String>)>, String> {
+    let own_dotgit = format!("{}/.git", kp.trim_end_matches('/'));
+    let inside = |p: &str| within(p, kp, false);
+    let above = |p: &str| p != kp && within(kp, p, false);
+    match found {
+        Some(Found::DirUnsure(d)) => Err(format!(
+            "{d}/.git is not a valid git directory (git would look for another repository)"
+        )),
+        None => Ok(vec![]),
         Some(Found::Dir(d)) => {
             if d == kp || above(&d) {
                 let g = format!("{}/.git", d.trim_end_matches('/'));
-                Ok(Some((g, Some(d))))
+                Ok(vec![(g, Some(d))])
             } else if inside(&d) {
                 Err(format!("{d} is a repository nested in the project"))
             } else {
@@ -275,7 +361,7 @@ fn opened_repository(
                 let Kernel::Path(g) = resolve::kernel(fs, &format!("{d}/.git"), true) else {
                     return Err(format!("{d}/.git cannot be resolved"));
                 };
-                Ok(Some((g, Some(d))))
+                Ok(vec![(g, Some(d))])
             } else {
                 Err(format!(
                     "{d}/.git is a symbolic link: the repository is project content"
@@ -291,13 +377,13 @@ fn opened_repository(
             }
             if at == kp || above(&at) {
                 // The project is a linked worktree or a submodule checkout.
-                return Ok(Some((gitdir, Some(at))));
+                return Ok(vec![(gitdir, Some(at))]);
             }
             if inside(&at) {
                 // A submodule checkout below the project: its git directory
                 // must be a submodule's (or worktree's) git directory.
                 if within(&gitdir, &own_dotgit, false) || module_or_worktree_dir(&gitdir) {
-                    return Ok(Some((gitdir, Some(at))));
+                    return Ok(vec![(gitdir, Some(at))]);
                 }
                 return Err(format!(
                     "the gitfile {at}/.git points to {gitdir}, not a submodule's git directory"
@@ -307,7 +393,7 @@ fn opened_repository(
         }
         Some(Found::Bare(d)) => {
             if within(&d, &own_dotgit, false) || module_or_worktree_dir(&d) && inside(&d) {
-                Ok(Some((d, None)))
+                Ok(vec![(d, None)])
             } else if inside(&d) {
                 Err(format!("{d} is a bare repository inside the project"))
             } else {
@@ -458,7 +544,9 @@ pub fn index_file(fs: &dyn Fs, cwd: &str) -> Option<String> {
         return None;
     };
     match discover(fs, &k).ok()?? {
-        Found::Dir(d) => Some(format!("{}/.git/index", d.trim_end_matches('/'))),
+        Found::Dir(d) | Found::DirUnsure(d) => {
+            Some(format!("{}/.git/index", d.trim_end_matches('/')))
+        }
         Found::File { gitdir, .. } => Some(format!("{gitdir}/index")),
         Found::Link(d) => Some(format!("{}/.git/index", d.trim_end_matches('/'))),
         Found::Bare(_) => None,
@@ -471,7 +559,7 @@ pub fn work_tree(fs: &dyn Fs, cwd: &str) -> Option<String> {
         return None;
     };
     match discover(fs, &k).ok()?? {
-        Found::Dir(d) | Found::Link(d) | Found::File { at: d, .. } => Some(d),
+        Found::Dir(d) | Found::DirUnsure(d) | Found::Link(d) | Found::File { at: d, .. } => Some(d),
         Found::Bare(_) => None,
     }
 }
@@ -617,6 +705,109 @@ mod tests {
         assert!(out.status.success(), "git {args:?}: {out:?}");
     }
 
+    /// Rewrite a version-2 index with the extended flag (and a zero second
+    /// flags word) on its first entry, as git itself reads in any version;
+    /// the checksum recomputed with `sha1sum` so that git accepts it.
+    fn extend_first_entry(index: &str) {
+        let d = fs::read(index).unwrap();
+        assert_eq!(&d[4..8], &[0, 0, 0, 2]);
+        let count = u32::from_be_bytes([d[8], d[9], d[10], d[11]]) as usize;
+        let mut at = 12;
+        let mut out = d[..12].to_vec();
+        for i in 0..count {
+            let flags = u16::from_be_bytes([d[at + 60], d[at + 61]]);
+            let len = (flags & 0xfff) as usize;
+            let name = &d[at + 62..at + 62 + len];
+            let start = out.len();
+            out.extend_from_slice(&d[at..at + 60]);
+            if i == 0 {
+                out.extend_from_slice(&(flags | 0x4000).to_be_bytes());
+                out.extend_from_slice(&[0, 0]);
+            } else {
+                out.extend_from_slice(&flags.to_be_bytes());
+            }
+            out.extend_from_slice(name);
+            let size = (out.len() - start + 8) / 8 * 8;
+            out.resize(start + size, 0);
+            at += (62 + len + 8) / 8 * 8;
+        }
+        out.extend_from_slice(&d[at..d.len() - 20]);
+        let tmp = format!("{index}.body");
+        fs::write(&tmp, &out).unwrap();
+        let sum = std::process::Command::new("sha1sum")
+            .arg(&tmp)
+            .output()
+            .unwrap();
+        let hex = String::from_utf8(sum.stdout).unwrap();
+        let hex = &hex[..40];
+        for i in 0..20 {
+            out.push(u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap());
+        }
+        fs::remove_file(&tmp).unwrap();
+        fs::write(index, out).unwrap();
+    }
+
+    /// The index is read as git reads it: a submodule after an entry with
+    /// the extended flag (version 2), and one whose path is not UTF-8, are
+    /// still seen (red-team findings F3, F2).
+    #[test]
+    fn index_read_as_git_reads_it() {
+        use std::os::unix::ffi::OsStrExt;
+        let t = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(t.path()).unwrap();
+        let r = root.to_str().unwrap();
+        let p = format!("{r}/proj");
+        fs::create_dir_all(&p).unwrap();
+        run_git(&p, &["init", "-q"]);
+        fs::write(format!("{p}/a"), "a").unwrap();
+        run_git(&p, &["add", "a"]);
+        let n = format!("{p}/sub");
+        fs::create_dir_all(&n).unwrap();
+        run_git(&n, &["init", "-q"]);
+        fs::write(format!("{n}/x"), "x").unwrap();
+        run_git(&n, &["add", "x"]);
+        run_git(&n, &["commit", "-qm", "x"]);
+        run_git(&p, &["add", "sub"]);
+        run_git(&p, &["update-index", "--index-version", "2"]);
+        assert!(repo_is_trusted(&OsFs, &p, &p, None).is_err());
+        extend_first_entry(&format!("{p}/.git/index"));
+        let ls = std::process::Command::new("git")
+            .args(["ls-files", "-s"])
+            .current_dir(&p)
+            .output()
+            .unwrap();
+        assert!(
+            ls.status.success(),
+            "git rejects the rewritten index: {ls:?}"
+        );
+        assert!(String::from_utf8_lossy(&ls.stdout).contains("160000"));
+        assert!(repo_is_trusted(&OsFs, &p, &p, None).is_err());
+
+        // A submodule at a path that is not UTF-8.
+        let q = format!("{r}/q");
+        fs::create_dir_all(&q).unwrap();
+        run_git(&q, &["init", "-q"]);
+        let mut raw = format!("{q}/sub").into_bytes();
+        raw.push(0xff);
+        let odd = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&raw));
+        fs::create_dir_all(&odd).unwrap();
+        let o = |args: &[&std::ffi::OsStr], dir: &std::path::Path| {
+            let out = std::process::Command::new("git")
+                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                .args(args)
+                .current_dir(dir)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{out:?}");
+        };
+        o(&["init".as_ref(), "-q".as_ref()], &odd);
+        fs::write(odd.join("x"), "x").unwrap();
+        o(&["add".as_ref(), "x".as_ref()], &odd);
+        o(&["commit".as_ref(), "-qm".as_ref(), "x".as_ref()], &odd);
+        o(&["add".as_ref(), odd.as_os_str()], std::path::Path::new(&q));
+        assert!(repo_is_trusted(&OsFs, &q, &q, None).is_err());
+    }
+
     /// What a process that may write the project (a sandboxed build) can
     /// plant in a trusted repository for the next unconfined `git status`.
     #[test]
@@ -698,6 +889,31 @@ mod tests {
         // ... or one whose commondir points elsewhere.
         fs::write(format!("{g}/commondir"), "../../../evil\n").unwrap();
         assert!(repo_is_trusted(&OsFs, &format!("{p}/side"), &p, None).is_err());
+        // A `.git` git would pass over, leaving the project root to be
+        // read as a bare repository with its own config (finding F1).
+        fs::write(
+            format!("{p}/.git/HEAD.keep"),
+            fs::read(format!("{p}/.git/HEAD")).unwrap(),
+        )
+        .unwrap();
+        fs::write(format!("{p}/.git/HEAD"), "garbage\n").unwrap();
+        // (nothing else: git finds no repository and fails)
+        assert_eq!(repo_is_trusted(&OsFs, &p, &p, None), Ok(()));
+        // the project root made to look like a bare repository
+        fs::write(format!("{p}/HEAD"), "ref: refs/heads/main\n").unwrap();
+        fs::create_dir_all(format!("{p}/objects")).unwrap();
+        fs::create_dir_all(format!("{p}/refs")).unwrap();
+        let e = repo_is_trusted(&OsFs, &p, &p, None).unwrap_err();
+        assert!(e.contains("bare repository inside the project"), "{e}");
+        fs::rename(format!("{p}/.git/HEAD.keep"), format!("{p}/.git/HEAD")).unwrap();
+        // even with a valid .git: git passes over it when its objects are
+        // not searchable (chmod 0 by a non-root process)
+        assert!(repo_is_trusted(&OsFs, &p, &p, None).is_err());
+        for x in ["HEAD", "objects", "refs"] {
+            let _ = fs::remove_file(format!("{p}/{x}"));
+            let _ = fs::remove_dir(format!("{p}/{x}"));
+        }
+        assert_eq!(repo_is_trusted(&OsFs, &p, &p, None), Ok(()));
         // A project literally named `worktrees` is an ordinary repository.
         let q = format!("{r}/worktrees");
         fs::create_dir_all(&q).unwrap();

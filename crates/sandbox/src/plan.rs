@@ -443,6 +443,12 @@ impl Resolver {
             for c in self.cache_dirs() {
                 if self.b.network {
                     self.writable.push(c);
+                } else if self.writable.iter().any(|w| c.starts_with(w)) {
+                    // Inside a writable root (`GOCACHE` below the temp
+                    // directory, `CARGO_HOME` in the project): read-only,
+                    // since a layer's upper directory would lie where the
+                    // command itself can swap it for the cache.
+                    self.add_guard(&c, Kind::Dir, false);
                 } else if let Some(s) = &self.session_dir {
                     let name = c.to_string_lossy().replace('_', "__").replace('/', "_");
                     let base = s.join("cache-layers").join(name);
@@ -483,10 +489,7 @@ impl Resolver {
         cache_layers.retain(|l: &CacheLayer| {
             !self.hidden.iter().any(|h| h.path.starts_with(&l.target))
                 && !self.guards.iter().any(|g| g.path.starts_with(&l.target))
-                && !self
-                    .writable
-                    .iter()
-                    .any(|w| w.starts_with(&l.target) || l.target.starts_with(w))
+                && !self.writable.iter().any(|w| w.starts_with(&l.target))
         });
         let mut guards: Vec<Guard> = self.guards.into_iter().collect();
         guards.sort_by_key(|g| depth(&g.path));

@@ -614,6 +614,67 @@ fn build_profile_writes_caches_in_a_session_layer() {
     assert_ne!(o.status.code(), Some(0), "edit must not see the layer");
 }
 
+/// The layers live in the session directory, which sandboxed runs may
+/// write: a link planted in place of a layer must not make the unconfined
+/// set-up create directories where it points (red-team finding C1); a cache
+/// relocated into a writable root (`GOCACHE` below the temp directory) is
+/// read-only rather than written through (C2).
+#[test]
+fn cache_layers_cannot_be_redirected() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let o = s.sh("build", "echo x > \"$HOME/.cargo/registry/f\"");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let layers = s.path("home/.shellgate/sessions/s1/cache-layers");
+    let layer = fs::read_dir(&layers)
+        .expect("layers")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with("registry"))
+        .expect("the registry's layer");
+    let victim = s.path("outside-victim");
+    fs::create_dir_all(&victim).expect("victim");
+    let o = s.sh(
+        "build",
+        &format!(
+            "rm -rf '{l}' && ln -s '{v}' '{l}'",
+            l = layer.display(),
+            v = victim.display()
+        ),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = s.sh("build", "echo ran");
+    assert_ne!(
+        stdout(&o),
+        "ran\n",
+        "the sandbox must refuse: {}",
+        stderr(&o)
+    );
+    assert_eq!(fs::read_dir(&victim).expect("victim").count(), 0);
+    fs::remove_file(&layer).expect("remove the planted link");
+
+    let gocache = s.tmp.join("gocache");
+    fs::create_dir_all(&gocache).expect("gocache");
+    fs::write(gocache.join("obj"), "real\n").expect("obj");
+    let o = s
+        .command(
+            "build",
+            &[],
+            &[
+                "sh",
+                "-c",
+                "echo EVIL > \"$GOCACHE/obj\"; cat \"$GOCACHE/obj\"",
+            ],
+        )
+        .env("GOCACHE", &gocache)
+        .output()
+        .expect("sandbox");
+    assert_eq!(stdout(&o), "real\n", "{}", stderr(&o));
+    assert_eq!(read(&gocache.join("obj")), "real\n");
+}
+
 // --- network ----------------------------------------------------------------
 
 #[test]

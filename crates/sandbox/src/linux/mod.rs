@@ -111,10 +111,19 @@ fn prepare_host(c: &Confinement) -> Result<(), SandboxError> {
         dirs.create(s)
             .map_err(|e| SandboxError::setup(format!("creating {}", s.display()), e))?;
     }
-    for l in &c.cache_layers {
-        for d in [&l.upper, &l.work] {
-            dirs.create(d)
-                .map_err(|e| SandboxError::setup(format!("creating {}", d.display()), e))?;
+    // The layers' directories lie in the session directory, which sandboxed
+    // runs may write: created one component at a time without following a
+    // link planted there (else this unconfined step would create
+    // directories wherever a link points).
+    if let Some(s) = &c.session_dir {
+        for l in &c.cache_layers {
+            for d in [&l.upper, &l.work] {
+                let rel = d.strip_prefix(s).map_err(|_| {
+                    SandboxError::Plan(format!("{} is not in the session directory", d.display()))
+                })?;
+                sys::make_dirs_nofollow(s, rel)
+                    .map_err(|e| SandboxError::setup(format!("creating {}", d.display()), e))?;
+            }
         }
     }
     for g in c.guards.iter().filter(|g| g.placeholder) {

@@ -537,6 +537,34 @@ pub(crate) fn move_mount_to(fd: &OwnedFd, target: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Creates `rel` below `base` (mode 0700), one component at a time, each
+/// opened with `O_NOFOLLOW`: a symbolic link anywhere below `base` fails
+/// with `ELOOP`/`ENOTDIR` instead of being followed.
+pub(crate) fn make_dirs_nofollow(base: &Path, rel: &Path) -> io::Result<()> {
+    let flags = libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_RDONLY;
+    let b = cpath(base)?;
+    // SAFETY: a valid C string; the descriptor is owned at once.
+    let mut dir = unsafe { OwnedFd::from_raw_fd(cvt_i(libc::open(b.as_ptr(), flags))?) };
+    for part in rel.components() {
+        let std::path::Component::Normal(name) = part else {
+            return Err(io::Error::from(io::ErrorKind::InvalidInput));
+        };
+        let n = CString::new(name.as_bytes())
+            .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        // SAFETY: valid descriptor and C string.
+        match cvt_i(unsafe { libc::mkdirat(dir.as_raw_fd(), n.as_ptr(), 0o700) }) {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+        // SAFETY: valid descriptor and C string; the result is owned.
+        let next = cvt_i(unsafe { libc::openat(dir.as_raw_fd(), n.as_ptr(), flags) })?;
+        // SAFETY: fresh descriptor.
+        dir = unsafe { OwnedFd::from_raw_fd(next) };
+    }
+    Ok(())
+}
+
 /// `mkdirat(dirfd, path, mode)`.
 pub(crate) fn mkdir_at(dirfd: &OwnedFd, path: &Path, mode: libc::mode_t) -> io::Result<()> {
     let p = cpath(path)?;
