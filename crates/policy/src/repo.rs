@@ -234,12 +234,13 @@ fn own_git_dir(fs: &dyn Fs, project: &str) -> Result<Option<String>, String> {
     })
 }
 
-/// Whether a path lies under some repository's `.git/modules` or
-/// `.git/worktrees` (a submodule's or a linked worktree's git directory).
-fn module_or_worktree_dir(p: &str) -> bool {
-    let segs: Vec<&str> = p.split('/').collect();
-    segs.windows(2)
-        .any(|w| w[0] == ".git" && matches!(w[1], "modules" | "worktrees"))
+/// Whether `p` is a git directory below `<own>/modules/` or
+/// `<own>/worktrees/` (read-only inside the sandbox).
+fn own_module_or_worktree(p: &str, own_dotgit: &str) -> bool {
+    ["modules", "worktrees"].iter().any(|d| {
+        let base = format!("{own_dotgit}/{d}");
+        p != base && within(p, &base, false)
+    })
 }
 
 /// Whether git run in `effective_dir` opens the project's own repository
@@ -339,6 +340,12 @@ fn classify(
     kp: &str,
 ) -> Result<Vec<(String, Option<String>)>, String> {
     let own_dotgit = format!("{}/.git", kp.trim_end_matches('/'));
+    // The project's git directory (a submodule checkout's lies in its
+    // superproject's `.git/modules`).
+    let own_gitdir = match own_git_dir(fs, kp) {
+        Ok(Some(g)) => g,
+        _ => own_dotgit.clone(),
+    };
     let inside = |p: &str| within(p, kp, false);
     let above = |p: &str| p != kp && within(kp, p, false);
     match found {
@@ -381,8 +388,10 @@ fn classify(
             }
             if inside(&at) {
                 // A submodule checkout below the project: its git directory
-                // must be a submodule's (or worktree's) git directory.
-                if within(&gitdir, &own_dotgit, false) || module_or_worktree_dir(&gitdir) {
+                // must be the project's own, or a submodule's or worktree's
+                // git directory under it — not anything else below `.git`
+                // (`.git/refs/x`, `.git/objects/…` are written by any run).
+                if gitdir == own_gitdir || own_module_or_worktree(&gitdir, &own_gitdir) {
                     return Ok(vec![(gitdir, Some(at))]);
                 }
                 return Err(format!(
@@ -392,7 +401,7 @@ fn classify(
             Err(format!("{at} is a repository outside the project"))
         }
         Some(Found::Bare(d)) => {
-            if within(&d, &own_dotgit, false) || module_or_worktree_dir(&d) && inside(&d) {
+            if d == own_gitdir || own_module_or_worktree(&d, &own_gitdir) {
                 Ok(vec![(d, None)])
             } else if inside(&d) {
                 Err(format!("{d} is a bare repository inside the project"))
@@ -914,6 +923,16 @@ mod tests {
             let _ = fs::remove_dir(format!("{p}/{x}"));
         }
         assert_eq!(repo_is_trusted(&OsFs, &p, &p, None), Ok(()));
+        // A gitfile or a bare repository into the writable parts of the
+        // project's own .git (red-team round two, G4).
+        fs::create_dir_all(format!("{p}/.git/refs/x/objects")).unwrap();
+        fs::create_dir_all(format!("{p}/.git/refs/x/refs")).unwrap();
+        fs::write(format!("{p}/.git/refs/x/HEAD"), "ref: refs/heads/main\n").unwrap();
+        fs::create_dir_all(format!("{p}/d")).unwrap();
+        fs::write(format!("{p}/d/.git"), "gitdir: ../.git/refs/x\n").unwrap();
+        assert!(repo_is_trusted(&OsFs, &format!("{p}/d"), &p, None).is_err());
+        assert!(repo_is_trusted(&OsFs, &format!("{p}/.git/refs/x"), &p, None).is_err());
+        fs::remove_dir_all(format!("{p}/.git/refs/x")).unwrap();
         // A project literally named `worktrees` is an ordinary repository.
         let q = format!("{r}/worktrees");
         fs::create_dir_all(&q).unwrap();

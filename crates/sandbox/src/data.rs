@@ -79,8 +79,14 @@ pub(crate) const PROJECT_CONTROL: &[(&str, bool)] = &[
 ];
 
 /// Inside a git directory: write-protected entries `(name, is_dir)`.
-pub(crate) const GITDIR_PROTECTED: &[(&str, bool)] =
-    &[("config", false), ("hooks", true), ("info", true)];
+pub(crate) const GITDIR_PROTECTED: &[(&str, bool)] = &[
+    ("config", false),
+    // read as config when `extensions.worktreeConfig` is on (sparse-checkout
+    // turns it on)
+    ("config.worktree", false),
+    ("hooks", true),
+    ("info", true),
+];
 
 /// Host settings below the home directory, write-protected wherever they fall
 /// inside a writable root (relative to `$HOME`).
