@@ -4,8 +4,10 @@
 //! [`Profile`] (`read`, `edit`, `build`), the project directory, the session
 //! directory inside the gate's home, the home directory, extra writable
 //! directories and whether the network is granted. [`exec`] applies it to the
-//! calling process and replaces the process with the command: one `exec`, no
-//! daemon, no helper process left behind.
+//! calling process and runs the command: on macOS one `exec`; on Linux the
+//! confined process waits for a PID namespace's init that runs the command,
+//! so that nothing the command starts outlives it (no daemon, nothing left
+//! behind).
 //!
 //! # Linux
 //!

@@ -675,6 +675,41 @@ fn cache_layers_cannot_be_redirected() {
     assert_eq!(read(&gocache.join("obj")), "real\n");
 }
 
+/// Nothing the command starts outlives it (red-team round two, G2): a
+/// detached background process could otherwise change the project after the
+/// gate has looked at it (a repository swapped in between the gate's check
+/// of `git status` and git's run).
+#[test]
+fn background_processes_end_with_the_command() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let o = s.sh(
+        "build",
+        "(sleep 1; echo late > late-bg.txt) & \
+         setsid sh -c 'sleep 1; echo late > late-setsid.txt' </dev/null >/dev/null 2>&1 & \
+         nohup sh -c 'sleep 1; echo late > late-nohup.txt' </dev/null >/dev/null 2>&1 & \
+         echo started; exit 3",
+    );
+    assert_eq!(stdout(&o), "started\n", "{}", stderr(&o));
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "the command's status passes through"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    for f in ["late-bg.txt", "late-setsid.txt", "late-nohup.txt"] {
+        assert!(
+            !s.path(&format!("project/{f}")).exists(),
+            "{f} was written after the sandbox ended"
+        );
+    }
+    // a command killed by a signal: 128 + the signal, as a shell reports it
+    let o = s.sh("build", "kill -TERM $$");
+    assert_eq!(o.status.code(), Some(128 + 15), "{}", stderr(&o));
+}
+
 // --- network ----------------------------------------------------------------
 
 #[test]

@@ -90,7 +90,7 @@ pub(crate) fn exec(c: &Confinement, argv: &[OsString]) -> Result<Infallible, San
     seccomp::install()?;
     sys::close_inherited_fds()
         .map_err(|e| SandboxError::setup("closing inherited descriptors", e))?;
-    let err = sys::execvp(&argv_c);
+    let err = sys::exec_in_pid_namespace(&argv_c);
     Err(SandboxError::Exec {
         program: argv[0].to_string_lossy().into_owned(),
         source: err,

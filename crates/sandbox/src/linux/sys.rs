@@ -105,7 +105,10 @@ pub(crate) fn probe_namespaces() -> Result<(), Unsupported> {
     }
     if pid == 0 {
         let code = unsafe {
-            if libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWNET) != 0 {
+            if libc::unshare(
+                libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWNET | libc::CLONE_NEWPID,
+            ) != 0
+            {
                 10
             } else if write_maps_raw(&maps).is_err() {
                 11
@@ -152,12 +155,15 @@ pub(crate) fn probe_namespaces() -> Result<(), Unsupported> {
     }
 }
 
-/// Enters new user and mount namespaces (and a network namespace when
+/// Enters new user, mount and PID namespaces (and a network namespace when
 /// `new_net`), maps the caller's uid/gid to themselves and makes every mount
 /// private, so nothing done afterwards is seen outside.
 pub(crate) fn enter_namespaces(new_net: bool) -> Result<(), SandboxError> {
     let maps = id_maps();
-    let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS;
+    // A new PID namespace too: the command runs as a child of the
+    // namespace's init ([`exec_in_pid_namespace`]), so that nothing it
+    // starts outlives it.
+    let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWNS | libc::CLONE_NEWPID;
     if new_net {
         flags |= libc::CLONE_NEWNET;
     }
@@ -348,6 +354,165 @@ pub(crate) fn close_inherited_fds() -> io::Result<()> {
 }
 
 /// `execvp`; returns only on failure.
+/// Where the supervising processes forward signals (0: nowhere yet).
+static FORWARD_TO: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+extern "C" fn forward_signal(sig: libc::c_int) {
+    let pid = FORWARD_TO.load(std::sync::atomic::Ordering::SeqCst);
+    if pid > 0 {
+        // SAFETY: kill is async-signal-safe.
+        unsafe { libc::kill(pid, sig) };
+    }
+}
+
+extern "C" fn ignore_signal(_: libc::c_int) {}
+
+/// Signals a supervisor passes on to the process it waits for.
+const FORWARDED: [libc::c_int; 4] = [libc::SIGTERM, libc::SIGHUP, libc::SIGUSR1, libc::SIGUSR2];
+/// Signals the terminal sends to the whole process group (the command gets
+/// its own): the supervisors only survive them. A handler, never `SIG_IGN`,
+/// so that the command starts with the dispositions the caller gave.
+const FROM_TERMINAL: [libc::c_int; 2] = [libc::SIGINT, libc::SIGQUIT];
+
+/// Installs the supervisor's handlers, leaving signals the caller ignores
+/// ignored.
+fn supervise_signals(target: libc::pid_t) {
+    FORWARD_TO.store(target, std::sync::atomic::Ordering::SeqCst);
+    let set = |sig: libc::c_int, handler: extern "C" fn(libc::c_int)| {
+        // SAFETY: sigaction on a zeroed struct with a valid handler.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
+                || old.sa_sigaction == libc::SIG_IGN
+            {
+                return;
+            }
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = handler as usize;
+            sa.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    };
+    for sig in FORWARDED {
+        set(sig, forward_signal);
+    }
+    for sig in FROM_TERMINAL {
+        set(sig, ignore_signal);
+    }
+}
+
+/// A wait status as an exit status (a signal as 128 + its number).
+fn exit_status(st: libc::c_int) -> libc::c_int {
+    if libc::WIFEXITED(st) {
+        libc::WEXITSTATUS(st)
+    } else if libc::WIFSIGNALED(st) {
+        128 + libc::WTERMSIG(st)
+    } else {
+        1
+    }
+}
+
+/// Runs the command as the only child of the PID namespace's init and
+/// leaves with its status; returns only when it could not be executed.
+///
+/// After [`enter_namespaces`] the calling process's next child is PID 1 of
+/// the new namespace: that child (the init, already confined) starts the
+/// command, reaps whatever is orphaned, and exits with the command's status
+/// as soon as the command ends — and the kernel kills everything else in the
+/// namespace when its init exits: a background process the command left
+/// behind cannot change files after the gate has looked at them. The init
+/// dies with its parent (`PR_SET_PDEATHSIG`), the parent waits for the init
+/// and passes on `SIGTERM`, `SIGHUP` and `SIGUSR1/2`; the terminal's `SIGINT`
+/// and `SIGQUIT` reach the command directly. An `exec` failure comes back
+/// through a close-on-exec pipe as the `errno`, as if `execvp` had failed
+/// here.
+pub(crate) fn exec_in_pid_namespace(argv: &[CString]) -> io::Error {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 into a local array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return io::Error::last_os_error();
+    }
+    let [r, w] = fds;
+    // SAFETY: the process is single-threaded (namespaces were entered); the
+    // child only makes system calls and leaves with _exit.
+    let init = unsafe { libc::fork() };
+    if init < 0 {
+        return io::Error::last_os_error();
+    }
+    if init == 0 {
+        // SAFETY: closing our copy of the read end.
+        unsafe { libc::close(r) };
+        run_init(argv, w);
+    }
+    // SAFETY: closing our copy of the write end.
+    unsafe { libc::close(w) };
+    let mut buf = [0u8; 4];
+    let mut got = 0usize;
+    while got < buf.len() {
+        // SAFETY: reading into the rest of a local buffer.
+        let n = unsafe { libc::read(r, buf[got..].as_mut_ptr().cast(), buf.len() - got) };
+        if n > 0 {
+            got += n as usize;
+        } else if n == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            break;
+        }
+    }
+    // SAFETY: closing the read end.
+    unsafe { libc::close(r) };
+    supervise_signals(init);
+    let mut st: libc::c_int = 0;
+    loop {
+        // SAFETY: waiting for our own child.
+        let p = unsafe { libc::waitpid(init, &mut st, 0) };
+        if p == init {
+            break;
+        }
+        if p < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            // SAFETY: leaving without destructors, as after exec.
+            unsafe { libc::_exit(125) };
+        }
+    }
+    if got == buf.len() {
+        return io::Error::from_raw_os_error(i32::from_ne_bytes(buf));
+    }
+    // SAFETY: leaving with the command's status, as after exec.
+    unsafe { libc::_exit(exit_status(st)) }
+}
+
+/// PID 1 of the sandbox's PID namespace (see [`exec_in_pid_namespace`]).
+fn run_init(argv: &[CString], report: libc::c_int) -> ! {
+    // SAFETY: raw system calls; every path ends in _exit or exec.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        let cmd = libc::fork();
+        if cmd < 0 {
+            let e = io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EAGAIN);
+            libc::write(report, e.to_ne_bytes().as_ptr().cast(), 4);
+            libc::_exit(126);
+        }
+        if cmd == 0 {
+            let e = execvp(argv).raw_os_error().unwrap_or(libc::ENOEXEC);
+            libc::write(report, e.to_ne_bytes().as_ptr().cast(), 4);
+            libc::_exit(127);
+        }
+        libc::close(report);
+        supervise_signals(cmd);
+        loop {
+            let mut st: libc::c_int = 0;
+            let p = libc::waitpid(-1, &mut st, 0);
+            if p == cmd {
+                libc::_exit(exit_status(st));
+            }
+            if p < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+                libc::_exit(125);
+            }
+        }
+    }
+}
+
 pub(crate) fn execvp(argv: &[CString]) -> io::Error {
     let Some(prog) = argv.first() else {
         return io::Error::from(io::ErrorKind::InvalidInput);
