@@ -650,10 +650,13 @@ impl Resolver {
                 }
                 self.add_guard(&git, Kind::File, false);
             }
-            None => self.notes.push(format!(
-                "{} does not exist: creating a repository there is not prevented on this system",
-                git.display()
-            )),
+            // No repository at the project root: an empty read-only
+            // placeholder, so that none can be created there. Git passes over
+            // an empty `.git` (it is not a git directory) exactly as over a
+            // missing one; a repository made there would be taken for the
+            // project's own by the next unconfined `git status` (red-team
+            // round two, G3).
+            None => self.add_guard(&git, Kind::Dir, true),
         }
         for (name, is_dir) in data::PROJECT_CONTROL {
             self.guard_entry(&root.join(name), *is_dir)?;

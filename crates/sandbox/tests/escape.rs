@@ -675,6 +675,33 @@ fn cache_layers_cannot_be_redirected() {
     assert_eq!(read(&gocache.join("obj")), "real\n");
 }
 
+/// A project without a repository: none can be made at its root (the next
+/// unconfined `git status` would take it for the project's own), and the
+/// empty placeholder left there is passed over by git like a missing `.git`.
+#[test]
+fn no_repository_can_be_created_at_a_project_root_without_one() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    fs::remove_dir_all(s.path("project/.git")).expect("rm .git");
+    let o = s.sh(
+        "build",
+        "git init -q 2>/dev/null; mkdir -p .git/objects; echo 'ref: refs/heads/main' > .git/HEAD; true",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let git = s.path("project/.git");
+    assert!(git.is_dir());
+    assert_eq!(fs::read_dir(&git).expect(".git").count(), 0);
+    let st = std::process::Command::new("git")
+        .args(["rev-parse", "--git-dir"])
+        .current_dir(s.path("project"))
+        .env("GIT_CEILING_DIRECTORIES", &s.root)
+        .output()
+        .expect("git");
+    assert!(!st.status.success(), "git must not find a repository there");
+}
+
 /// Nothing the command starts outlives it (red-team round two, G2): a
 /// detached background process could otherwise change the project after the
 /// gate has looked at it (a repository swapped in between the gate's check
