@@ -626,6 +626,23 @@ impl Resolver {
                 for dir in ["modules", "worktrees"] {
                     self.guard_entry(&git.join(dir), true)?;
                 }
+                // Files the repository's config includes, and the user's
+                // own git config, where they fall inside a writable root
+                // (`include.path = ../.gitconfig`; `XDG_CONFIG_HOME` below
+                // the temp directory): config git reads like its own.
+                for inc in git_config_refs(&git.join("config")).includes {
+                    let p = if let Some(rest) = inc.strip_prefix("~/") {
+                        self.home.join(rest)
+                    } else if Path::new(&inc).is_absolute() {
+                        PathBuf::from(&inc)
+                    } else {
+                        git.join(&inc)
+                    };
+                    let p = resolve(&p)?;
+                    if self.inside_writable(&p).is_some() {
+                        self.guard_config_file(&p)?;
+                    }
+                }
                 if let Some(hp) = hooks_path_of(&git.join("config")) {
                     let p = if let Some(rest) = hp.strip_prefix("~/") {
                         self.home.join(rest)
@@ -721,8 +738,25 @@ impl Resolver {
         Ok(())
     }
 
+    /// A git config file inside a writable root: read-only, or an empty
+    /// read-only placeholder where it does not exist yet.
+    fn guard_config_file(&mut self, p: &Path) -> Result<(), SandboxError> {
+        if lstat(p).is_none() {
+            self.add_guard(p, Kind::File, true);
+            Ok(())
+        } else {
+            self.guard_entry(p, false)
+        }
+    }
+
     /// Host settings below the home that fall inside a writable root.
     fn guard_home_control(&mut self) -> Result<(), SandboxError> {
+        if let Some(xdg) = env_path("XDG_CONFIG_HOME") {
+            let git = resolve(&xdg.join("git"))?;
+            if self.inside_writable(&git).is_some() {
+                self.guard_entry(&git, true)?;
+            }
+        }
         for rel in data::HOME_CONTROL {
             let p = resolve(&self.home.join(rel))?;
             for w in self.writable.clone() {
@@ -879,35 +913,51 @@ fn hard_links(_m: &fs::Metadata) -> u64 {
 
 /// `core.hooksPath` from a git config file (the last value in a `[core]`
 /// section wins, as git reads it). Includes are not followed.
-fn hooks_path_of(config: &Path) -> Option<String> {
-    let text = read_bounded(config, 1 << 20).ok()?;
-    let mut in_core = false;
-    let mut found = None;
+/// What a git config file points to that git later reads or runs: its
+/// `core.hooksPath` (the last one) and the files its `include.path` and
+/// `includeIf.<cond>.path` entries name (as written).
+#[derive(Default)]
+struct ConfigRefs {
+    hooks_path: Option<String>,
+    includes: Vec<String>,
+}
+
+fn git_config_refs(config: &Path) -> ConfigRefs {
+    let mut out = ConfigRefs::default();
+    let Ok(text) = read_bounded(config, 1 << 20) else {
+        return out;
+    };
+    let mut section = String::new();
     for line in text.lines() {
         let line = line.trim();
         if line.starts_with('[') {
-            let section = line
+            section = line
                 .trim_start_matches('[')
-                .split([']', ' ', '"'])
+                .split([']', ' ', '"', '.'])
                 .next()
-                .unwrap_or("");
-            in_core = section.eq_ignore_ascii_case("core");
-            continue;
-        }
-        if !in_core {
+                .unwrap_or("")
+                .to_ascii_lowercase();
             continue;
         }
         let Some((key, value)) = line.split_once('=') else {
             continue;
         };
-        if key.trim().eq_ignore_ascii_case("hookspath") {
-            let v = value.trim().trim_matches('"').trim();
-            if !v.is_empty() {
-                found = Some(v.to_string());
-            }
+        let key = key.trim().to_ascii_lowercase();
+        let v = value.trim().trim_matches('"').trim();
+        if v.is_empty() {
+            continue;
+        }
+        match (section.as_str(), key.as_str()) {
+            ("core", "hookspath") => out.hooks_path = Some(v.to_string()),
+            ("include" | "includeif", "path") => out.includes.push(v.to_string()),
+            _ => {}
         }
     }
-    found
+    out
+}
+
+fn hooks_path_of(config: &Path) -> Option<String> {
+    git_config_refs(config).hooks_path
 }
 
 fn read_bounded(p: &Path, max: u64) -> io::Result<String> {

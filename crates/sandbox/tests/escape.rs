@@ -702,6 +702,51 @@ fn no_repository_can_be_created_at_a_project_root_without_one() {
     assert!(!st.status.success(), "git must not find a repository there");
 }
 
+/// Config git reads like the repository's own, where it falls inside a
+/// writable root (red-team round two, G6/G7): a file the repository's config
+/// includes from the project (`include.path = ../.gitconfig`, existing or
+/// not), and the user's git config when `XDG_CONFIG_HOME` lies below the
+/// temp directory.
+#[test]
+fn included_and_xdg_git_config_are_read_only() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    fs::write(
+        s.path("project/.git/config"),
+        "[core]\n\tbare = false\n[include]\n\tpath = ../team.gitconfig\n\
+         [includeIf \"gitdir:/\"]\n\tpath = ../later.gitconfig\n",
+    )
+    .expect("config");
+    fs::write(s.path("project/team.gitconfig"), "[user]\n\tname = t\n").expect("team");
+    let xdg = s.tmp.join("xdg");
+    fs::create_dir_all(&xdg).expect("xdg");
+    let o = s
+        .command(
+            "build",
+            &[],
+            &[
+                "sh",
+                "-c",
+                "echo '[core]' >> team.gitconfig; echo '[core]' > later.gitconfig; \
+                 mkdir -p \"$XDG_CONFIG_HOME/git\"; echo '[core]' > \"$XDG_CONFIG_HOME/git/config\"; \
+                 echo ok > ordinary.txt",
+            ],
+        )
+        .env("XDG_CONFIG_HOME", &xdg)
+        .output()
+        .expect("sandbox");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        read(&s.path("project/team.gitconfig")),
+        "[user]\n\tname = t\n"
+    );
+    assert_eq!(read(&s.path("project/later.gitconfig")), "");
+    assert!(!xdg.join("git/config").exists());
+    assert_eq!(read(&s.path("project/ordinary.txt")), "ok\n");
+}
+
 /// Nothing the command starts outlives it (red-team round two, G2): a
 /// detached background process could otherwise change the project after the
 /// gate has looked at it (a repository swapped in between the gate's check
