@@ -821,7 +821,7 @@ impl<'a> Protected<'a> {
         if self
             .variants(&t, Access::Write)
             .iter()
-            .any(|v| repo::is_git_internal(v, self.ci))
+            .any(|v| repo::is_git_internal(v, self.ci) || repo::git_reads_as_config(self.fs, v))
         {
             return Verdict::GitInternal(lexical.to_string());
         }
@@ -989,7 +989,7 @@ pub fn assess(p: &Protected, inv: &Invocation, touches: &[Touch], reader: bool) 
         if written
             && p.variants(t, Access::Write)
                 .iter()
-                .any(|v| repo::is_git_internal(v, p.ci))
+                .any(|v| repo::is_git_internal(v, p.ci) || repo::git_reads_as_config(p.fs, v))
         {
             push("git_internals", &mut out);
         }

@@ -546,6 +546,79 @@ fn common_dir(fs: &dyn Fs, gitdir: &str) -> Result<String, String> {
     }
 }
 
+/// Whether git reads the file at `path` as configuration or runs it as a
+/// hook although it lies in the work tree: a file the repository's config
+/// includes (`include.path = ../.gitconfig`, `includeIf.<cond>.path`), or
+/// anything below its `core.hooksPath` (red-team round two, G6). A write to
+/// it is a write to git's internals. `path` is absolute (lexical or kernel).
+pub fn git_reads_as_config(fs: &dyn Fs, path: &str) -> bool {
+    let dir = paths::parent(path);
+    let Kernel::Path(kd) = resolve::kernel(fs, &dir, true) else {
+        return false;
+    };
+    let Ok(Some(found)) = discover(fs, &kd) else {
+        return false;
+    };
+    let (gitdir, top) = match found {
+        Found::Dir(d) | Found::DirUnsure(d) | Found::Link(d) => {
+            (format!("{}/.git", d.trim_end_matches('/')), d)
+        }
+        Found::File { at, gitdir } => (gitdir, at),
+        Found::Bare(_) => return false,
+    };
+    let Ok(data) = fs.read_file(&format!("{gitdir}/config"), 1 << 20) else {
+        return false;
+    };
+    let target = match resolve::kernel(fs, path, true) {
+        Kernel::Path(k) => k,
+        Kernel::Unresolvable => paths::normalize(path),
+    };
+    let lexical = paths::normalize(path);
+    let hits = |p: &str, dir: bool| {
+        let Kernel::Path(k) = resolve::kernel(fs, p, true) else {
+            return true; // cannot tell: treat as configuration
+        };
+        [&target, &lexical]
+            .iter()
+            .any(|t| **t == k || dir && within(t, &k, false))
+    };
+    let mut section = String::new();
+    for line in String::from_utf8_lossy(&data).lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            section = line
+                .trim_start_matches('[')
+                .split([']', ' ', '"', '.'])
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim().to_ascii_lowercase();
+        let v = value.trim().trim_matches('"').trim();
+        if v.is_empty() {
+            continue;
+        }
+        let (base, is_dir) = match (section.as_str(), key.as_str()) {
+            ("include" | "includeif", "path") => (gitdir.as_str(), false),
+            ("core", "hookspath") => (top.as_str(), true),
+            _ => continue,
+        };
+        let p = if v.starts_with('/') || v.starts_with('~') {
+            continue; // outside the work tree: the home's settings guard it
+        } else {
+            resolve::join_raw(base, v)
+        };
+        if hits(&p, is_dir) {
+            return true;
+        }
+    }
+    false
+}
+
 /// The index file of the repository git opens in `cwd` (`None`: no
 /// repository, a bare one, or anything unreadable).
 pub fn index_file(fs: &dyn Fs, cwd: &str) -> Option<String> {
@@ -933,6 +1006,21 @@ mod tests {
         assert!(repo_is_trusted(&OsFs, &format!("{p}/d"), &p, None).is_err());
         assert!(repo_is_trusted(&OsFs, &format!("{p}/.git/refs/x"), &p, None).is_err());
         fs::remove_dir_all(format!("{p}/.git/refs/x")).unwrap();
+        // Files the repository's config includes, and its hooksPath (G6).
+        fs::write(
+            format!("{p}/.git/config"),
+            "[core]\n\thooksPath = .husky\n[include]\n\tpath = ../team.gitconfig\n",
+        )
+        .unwrap();
+        assert!(git_reads_as_config(&OsFs, &format!("{p}/team.gitconfig")));
+        assert!(git_reads_as_config(
+            &OsFs,
+            &format!("{p}/.husky/post-index-change")
+        ));
+        assert!(!git_reads_as_config(&OsFs, &format!("{p}/src/main.rs")));
+        assert!(!git_reads_as_config(&OsFs, &format!("{p}/.gitconfig")));
+        fs::write(format!("{p}/.git/config"), "[core]\n\tbare = false\n").unwrap();
+        assert!(!git_reads_as_config(&OsFs, &format!("{p}/team.gitconfig")));
         // A project literally named `worktrees` is an ordinary repository.
         let q = format!("{r}/worktrees");
         fs::create_dir_all(&q).unwrap();

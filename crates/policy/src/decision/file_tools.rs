@@ -17,7 +17,7 @@ use crate::config::{expand_home, FileMode, Mode};
 use crate::fs;
 use crate::model::{file_tool_writes, Audience};
 use crate::protected::{self, Protected};
-use crate::repo::is_git_internal;
+use crate::repo::{git_reads_as_config, is_git_internal};
 
 /// What the layers of one file-tool call look at.
 struct FileCall<'a> {
@@ -192,7 +192,7 @@ impl FileCall<'_> {
 /// through a link.
 fn git_internal(c: &FileCall) -> bool {
     let ci = case_insensitive(c.ctx.os);
-    if is_git_internal(&c.path, ci) {
+    if is_git_internal(&c.path, ci) || git_reads_as_config(c.ctx.fs, &c.path) {
         return true;
     }
     [true, false].iter().any(|&follow| {
