@@ -818,11 +818,9 @@ impl<'a> Protected<'a> {
         if creates_it && self.is_protected_ancestor(lexical) {
             return Verdict::Protected(lexical.to_string());
         }
-        if self
-            .variants(&t, Access::Write)
-            .iter()
-            .any(|v| repo::is_git_internal(v, self.ci) || repo::git_reads_as_config(self.fs, v))
-        {
+        if self.variants(&t, Access::Write).iter().any(|v| {
+            repo::is_git_internal(v, self.ci) || repo::git_reads_as_config(self.fs, v, &self.home)
+        }) {
             return Verdict::GitInternal(lexical.to_string());
         }
         Verdict::Clear
@@ -987,9 +985,9 @@ pub fn assess(p: &Protected, inv: &Invocation, touches: &[Touch], reader: bool) 
             _ => false,
         };
         if written
-            && p.variants(t, Access::Write)
-                .iter()
-                .any(|v| repo::is_git_internal(v, p.ci) || repo::git_reads_as_config(p.fs, v))
+            && p.variants(t, Access::Write).iter().any(|v| {
+                repo::is_git_internal(v, p.ci) || repo::git_reads_as_config(p.fs, v, &p.home)
+            })
         {
             push("git_internals", &mut out);
         }

@@ -547,11 +547,14 @@ fn common_dir(fs: &dyn Fs, gitdir: &str) -> Result<String, String> {
 }
 
 /// Whether git reads the file at `path` as configuration or runs it as a
-/// hook although it lies in the work tree: a file the repository's config
-/// includes (`include.path = ../.gitconfig`, `includeIf.<cond>.path`), or
-/// anything below its `core.hooksPath` (red-team round two, G6). A write to
-/// it is a write to git's internals. `path` is absolute (lexical or kernel).
-pub fn git_reads_as_config(fs: &dyn Fs, path: &str) -> bool {
+/// hook although it lies in the work tree: a file a config file includes
+/// (`include.path = ../.gitconfig`, `includeIf.<cond>.path`, relative,
+/// absolute or from `~`), or anything below a `core.hooksPath` (relative to
+/// the work tree when relative) — read from the repository's config and the
+/// user's and the system's (`~/.gitconfig`, the XDG one, `/etc/gitconfig`)
+/// (red-team rounds two and three). A write to it is a write to git's
+/// internals. `path` is absolute (lexical or kernel).
+pub fn git_reads_as_config(fs: &dyn Fs, path: &str, home: &str) -> bool {
     let dir = paths::parent(path);
     let Kernel::Path(kd) = resolve::kernel(fs, &dir, true) else {
         return false;
@@ -566,14 +569,12 @@ pub fn git_reads_as_config(fs: &dyn Fs, path: &str) -> bool {
         Found::File { at, gitdir } => (gitdir, at),
         Found::Bare(_) => return false,
     };
-    let Ok(data) = fs.read_file(&format!("{gitdir}/config"), 1 << 20) else {
-        return false;
-    };
     let target = match resolve::kernel(fs, path, true) {
         Kernel::Path(k) => k,
         Kernel::Unresolvable => paths::normalize(path),
     };
     let lexical = paths::normalize(path);
+    let home = home.trim_end_matches('/');
     let hits = |p: &str, dir: bool| {
         let Kernel::Path(k) = resolve::kernel(fs, p, true) else {
             return true; // cannot tell: treat as configuration
@@ -582,8 +583,52 @@ pub fn git_reads_as_config(fs: &dyn Fs, path: &str) -> bool {
             .iter()
             .any(|t| **t == k || dir && within(t, &k, false))
     };
+    let xdg = std::env::var("XDG_CONFIG_HOME")
+        .ok()
+        .filter(|x| x.starts_with('/'))
+        .unwrap_or_else(|| format!("{home}/.config"));
+    let files = [
+        (format!("{gitdir}/config"), gitdir.clone()),
+        (format!("{home}/.gitconfig"), home.to_string()),
+        (format!("{xdg}/git/config"), format!("{xdg}/git")),
+        ("/etc/gitconfig".to_string(), "/etc".to_string()),
+    ];
+    for (file, include_base) in files {
+        let Ok(data) = fs.read_file(&file, 1 << 20) else {
+            continue;
+        };
+        for (key, v) in config_paths(&String::from_utf8_lossy(&data)) {
+            let (base, is_dir) = match key {
+                ConfigPath::Include => (include_base.as_str(), false),
+                ConfigPath::HooksPath => (top.as_str(), true),
+            };
+            let p = if let Some(rest) = v.strip_prefix("~/") {
+                format!("{home}/{rest}")
+            } else {
+                resolve::join_raw(base, &v)
+            };
+            if hits(&p, is_dir) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// The kinds of paths [`config_paths`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ConfigPath {
+    Include,
+    HooksPath,
+}
+
+/// The `include.path`/`includeIf.*.path` and `core.hooksPath` values of a
+/// git config file, values read as git reads them (an unquoted `;` or `#`
+/// starts a comment, double quotes group, a backslash escapes).
+fn config_paths(text: &str) -> Vec<(ConfigPath, String)> {
+    let mut out = Vec::new();
     let mut section = String::new();
-    for line in String::from_utf8_lossy(&data).lines() {
+    for line in text.lines() {
         let line = line.trim();
         if line.starts_with('[') {
             section = line
@@ -594,29 +639,39 @@ pub fn git_reads_as_config(fs: &dyn Fs, path: &str) -> bool {
                 .to_ascii_lowercase();
             continue;
         }
-        let Some((key, value)) = line.split_once('=') else {
+        let Some((key, raw)) = line.split_once('=') else {
             continue;
         };
-        let key = key.trim().to_ascii_lowercase();
-        let v = value.trim().trim_matches('"').trim();
-        if v.is_empty() {
-            continue;
-        }
-        let (base, is_dir) = match (section.as_str(), key.as_str()) {
-            ("include" | "includeif", "path") => (gitdir.as_str(), false),
-            ("core", "hookspath") => (top.as_str(), true),
+        let kind = match (section.as_str(), key.trim().to_ascii_lowercase().as_str()) {
+            ("include" | "includeif", "path") => ConfigPath::Include,
+            ("core", "hookspath") => ConfigPath::HooksPath,
             _ => continue,
         };
-        let p = if v.starts_with('/') || v.starts_with('~') {
-            continue; // outside the work tree: the home's settings guard it
-        } else {
-            resolve::join_raw(base, v)
-        };
-        if hits(&p, is_dir) {
-            return true;
+        let mut v = String::new();
+        let mut quoted = false;
+        let mut chars = raw.trim().chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '"' => quoted = !quoted,
+                '\\' => {
+                    if let Some(n) = chars.next() {
+                        v.push(match n {
+                            'n' => '\n',
+                            't' => '\t',
+                            other => other,
+                        });
+                    }
+                }
+                ';' | '#' if !quoted => break,
+                c => v.push(c),
+            }
+        }
+        let v = v.trim().to_string();
+        if !v.is_empty() {
+            out.push((kind, v));
         }
     }
-    false
+    out
 }
 
 /// The index file of the repository git opens in `cwd` (`None`: no
@@ -1012,15 +1067,52 @@ mod tests {
             "[core]\n\thooksPath = .husky\n[include]\n\tpath = ../team.gitconfig\n",
         )
         .unwrap();
-        assert!(git_reads_as_config(&OsFs, &format!("{p}/team.gitconfig")));
         assert!(git_reads_as_config(
             &OsFs,
-            &format!("{p}/.husky/post-index-change")
+            &format!("{p}/team.gitconfig"),
+            "/nonexistent-home"
         ));
-        assert!(!git_reads_as_config(&OsFs, &format!("{p}/src/main.rs")));
-        assert!(!git_reads_as_config(&OsFs, &format!("{p}/.gitconfig")));
+        assert!(git_reads_as_config(
+            &OsFs,
+            &format!("{p}/.husky/post-index-change"),
+            "/nonexistent-home"
+        ));
+        assert!(!git_reads_as_config(
+            &OsFs,
+            &format!("{p}/src/main.rs"),
+            "/nonexistent-home"
+        ));
+        assert!(!git_reads_as_config(
+            &OsFs,
+            &format!("{p}/.gitconfig"),
+            "/nonexistent-home"
+        ));
+        fs::write(
+            format!("{p}/.git/config"),
+            format!("[include]\n\tpath = {p}/abs.cfg ; a comment\n\tpath = ~/../proj/tilde.cfg\n"),
+        )
+        .unwrap();
+        let home = format!("{r}/home");
+        fs::create_dir_all(&home).unwrap();
+        assert!(git_reads_as_config(&OsFs, &format!("{p}/abs.cfg"), &home));
+        assert!(git_reads_as_config(&OsFs, &format!("{p}/tilde.cfg"), &home));
+        // a relative hooksPath in the user's own config is the work tree's
+        fs::write(
+            format!("{home}/.gitconfig"),
+            "[core]\n\thooksPath = .githooks\n",
+        )
+        .unwrap();
+        assert!(git_reads_as_config(
+            &OsFs,
+            &format!("{p}/.githooks/post-index-change"),
+            &home
+        ));
         fs::write(format!("{p}/.git/config"), "[core]\n\tbare = false\n").unwrap();
-        assert!(!git_reads_as_config(&OsFs, &format!("{p}/team.gitconfig")));
+        assert!(!git_reads_as_config(
+            &OsFs,
+            &format!("{p}/team.gitconfig"),
+            "/nonexistent-home"
+        ));
         // A project literally named `worktrees` is an ordinary repository.
         let q = format!("{r}/worktrees");
         fs::create_dir_all(&q).unwrap();

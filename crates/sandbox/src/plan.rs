@@ -616,6 +616,12 @@ impl Resolver {
                     git.display()
                 )))
             }
+            // A `.git` directory without a HEAD is no repository (an empty
+            // placeholder left by an earlier run, or a broken one): kept
+            // whole read-only, so that no run can make it one.
+            Some(m) if m.is_dir() && lstat(&git.join("HEAD")).is_none() => {
+                self.add_guard(&git, Kind::Dir, false);
+            }
             Some(m) if m.is_dir() => {
                 self.pin_chain(&git.join("x"));
                 self.guard_gitdir(&git)?;
@@ -630,6 +636,26 @@ impl Resolver {
                 // own git config, where they fall inside a writable root
                 // (`include.path = ../.gitconfig`; `XDG_CONFIG_HOME` below
                 // the temp directory): config git reads like its own.
+                // The user's own config files: a relative `core.hooksPath`
+                // there is relative to the work tree (`.githooks`), their
+                // includes may name files in the project.
+                for cfg in self.user_git_configs() {
+                    let refs = git_config_refs(&cfg);
+                    if let Some(hp) = refs.hooks_path {
+                        let p = self.config_path(&hp, root);
+                        if self.inside_writable(&p).is_some() {
+                            self.hooks_paths.push(p.clone());
+                            self.guard_entry(&p, true)?;
+                        }
+                    }
+                    for inc in refs.includes {
+                        let base = cfg.parent().map(Path::to_path_buf).unwrap_or_default();
+                        let p = self.config_path(&inc, &base);
+                        if self.inside_writable(&p).is_some() {
+                            self.guard_config_file(&p)?;
+                        }
+                    }
+                }
                 for inc in git_config_refs(&git.join("config")).includes {
                     let p = if let Some(rest) = inc.strip_prefix("~/") {
                         self.home.join(rest)
@@ -736,6 +762,31 @@ impl Resolver {
             }
         }
         Ok(())
+    }
+
+    /// The git config files of the user and the system, as git reads them
+    /// (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config` or
+    /// `~/.config/git/config`, `/etc/gitconfig`).
+    fn user_git_configs(&self) -> Vec<PathBuf> {
+        let xdg = env_path("XDG_CONFIG_HOME").unwrap_or_else(|| self.home.join(".config"));
+        vec![
+            self.home.join(".gitconfig"),
+            xdg.join("git/config"),
+            PathBuf::from("/etc/gitconfig"),
+        ]
+    }
+
+    /// A path from a git config value: `~/` from the home, absolute as is,
+    /// relative from `base`; resolved (links followed).
+    fn config_path(&self, v: &str, base: &Path) -> PathBuf {
+        let p = if let Some(rest) = v.strip_prefix("~/") {
+            self.home.join(rest)
+        } else if Path::new(v).is_absolute() {
+            PathBuf::from(v)
+        } else {
+            base.join(v)
+        };
+        resolve(&p).unwrap_or(p)
     }
 
     /// A git config file inside a writable root: read-only, or an empty
@@ -943,10 +994,11 @@ fn git_config_refs(config: &Path) -> ConfigRefs {
             continue;
         };
         let key = key.trim().to_ascii_lowercase();
-        let v = value.trim().trim_matches('"').trim();
+        let v = config_value(value);
         if v.is_empty() {
             continue;
         }
+        let v = v.as_str();
         match (section.as_str(), key.as_str()) {
             ("core", "hookspath") => out.hooks_path = Some(v.to_string()),
             ("include" | "includeif", "path") => out.includes.push(v.to_string()),
@@ -954,6 +1006,31 @@ fn git_config_refs(config: &Path) -> ConfigRefs {
         }
     }
     out
+}
+
+/// A git config value as git reads it: an unquoted `;` or `#` starts a
+/// comment, double quotes group, backslash escapes the next character.
+fn config_value(raw: &str) -> String {
+    let mut out = String::new();
+    let mut quoted = false;
+    let mut chars = raw.trim().chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => quoted = !quoted,
+            '\\' => {
+                if let Some(n) = chars.next() {
+                    out.push(match n {
+                        'n' => '\n',
+                        't' => '\t',
+                        other => other,
+                    });
+                }
+            }
+            ';' | '#' if !quoted => break,
+            c => out.push(c),
+        }
+    }
+    out.trim().to_string()
 }
 
 fn hooks_path_of(config: &Path) -> Option<String> {

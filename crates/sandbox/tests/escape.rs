@@ -675,6 +675,31 @@ fn cache_layers_cannot_be_redirected() {
     assert_eq!(read(&gocache.join("obj")), "real\n");
 }
 
+/// The supervising processes cannot be traced by the command (same user,
+/// same Landlock domain): a traced init could be made to outlive its parent
+/// and keep the command running (red-team round three, F1).
+#[test]
+fn the_namespace_init_cannot_be_traced() {
+    if !require_sandbox() {
+        return;
+    }
+    if std::process::Command::new("python3")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: no python3 to call ptrace with");
+        return;
+    }
+    let s = Scratch::new();
+    let o = s.sh(
+        "build",
+        "python3 -c 'import ctypes; l = ctypes.CDLL(None, use_errno=True); \
+         print(l.ptrace(0x4206, 1, 0, 0))'",
+    );
+    assert_eq!(stdout(&o), "-1\n", "{}", stderr(&o));
+}
+
 /// A project without a repository: none can be made at its root (the next
 /// unconfined `git status` would take it for the project's own), and the
 /// empty placeholder left there is passed over by git like a missing `.git`.
@@ -692,6 +717,14 @@ fn no_repository_can_be_created_at_a_project_root_without_one() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let git = s.path("project/.git");
     assert!(git.is_dir());
+    assert_eq!(fs::read_dir(&git).expect(".git").count(), 0);
+    // The placeholder stays on disk: the next run must not make it a
+    // repository either (red-team round three, F4).
+    let o = s.sh(
+        "build",
+        "mkdir -p .git/objects .git/refs/heads; echo 'ref: refs/heads/main' > .git/HEAD; true",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(fs::read_dir(&git).expect(".git").count(), 0);
     let st = std::process::Command::new("git")
         .args(["rev-parse", "--git-dir"])
@@ -720,6 +753,12 @@ fn included_and_xdg_git_config_are_read_only() {
     )
     .expect("config");
     fs::write(s.path("project/team.gitconfig"), "[user]\n\tname = t\n").expect("team");
+    // a relative hooksPath in the user's own config names the work tree's
+    fs::write(
+        s.path("home/.gitconfig"),
+        "[core]\n\thooksPath = .githooks ; team hooks\n",
+    )
+    .expect("gitconfig");
     let xdg = s.tmp.join("xdg");
     fs::create_dir_all(&xdg).expect("xdg");
     let o = s
@@ -731,6 +770,7 @@ fn included_and_xdg_git_config_are_read_only() {
                 "-c",
                 "echo '[core]' >> team.gitconfig; echo '[core]' > later.gitconfig; \
                  mkdir -p \"$XDG_CONFIG_HOME/git\"; echo '[core]' > \"$XDG_CONFIG_HOME/git/config\"; \
+                 mkdir -p .githooks; echo evil > .githooks/post-index-change; \
                  echo ok > ordinary.txt",
             ],
         )
@@ -744,6 +784,7 @@ fn included_and_xdg_git_config_are_read_only() {
     );
     assert_eq!(read(&s.path("project/later.gitconfig")), "");
     assert!(!xdg.join("git/config").exists());
+    assert!(!s.path("project/.githooks/post-index-change").exists());
     assert_eq!(read(&s.path("project/ordinary.txt")), "ok\n");
 }
 

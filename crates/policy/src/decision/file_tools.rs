@@ -192,7 +192,7 @@ impl FileCall<'_> {
 /// through a link.
 fn git_internal(c: &FileCall) -> bool {
     let ci = case_insensitive(c.ctx.os);
-    if is_git_internal(&c.path, ci) || git_reads_as_config(c.ctx.fs, &c.path) {
+    if is_git_internal(&c.path, ci) || git_reads_as_config(c.ctx.fs, &c.path, &c.ctx.home) {
         return true;
     }
     [true, false].iter().any(|&follow| {

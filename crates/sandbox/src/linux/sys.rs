@@ -445,8 +445,14 @@ pub(crate) fn exec_in_pid_namespace(argv: &[CString]) -> io::Error {
         unsafe { libc::close(r) };
         run_init(argv, w);
     }
-    // SAFETY: closing our copy of the write end.
-    unsafe { libc::close(w) };
+    // SAFETY: closing our copy of the write end; prctl on this process.
+    unsafe {
+        libc::close(w);
+        // Not traceable by the command (same user, same Landlock domain):
+        // a traced supervisor could be made to leave the command running.
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
+    }
+    supervise_signals(init);
     let mut buf = [0u8; 4];
     let mut got = 0usize;
     while got < buf.len() {
@@ -460,7 +466,6 @@ pub(crate) fn exec_in_pid_namespace(argv: &[CString]) -> io::Error {
     }
     // SAFETY: closing the read end.
     unsafe { libc::close(r) };
-    supervise_signals(init);
     let mut st: libc::c_int = 0;
     loop {
         // SAFETY: waiting for our own child.
@@ -485,6 +490,8 @@ fn run_init(argv: &[CString], report: libc::c_int) -> ! {
     // SAFETY: raw system calls; every path ends in _exit or exec.
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        // Not traceable by the command it starts (see the parent).
+        libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0);
         let cmd = libc::fork();
         if cmd < 0 {
             let e = io::Error::last_os_error()
