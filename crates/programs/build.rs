@@ -703,9 +703,9 @@ fn main() {
         let _ = writeln!(code, "    {e},");
     }
     let _ = writeln!(code, "];");
-    // The arrays the lists index, and the text the strings index: a `const`
-    // (code addresses it relative to itself), not a `static` holding a
-    // pointer.
+    // The arrays the lists index, and the text the strings index. The text
+    // is a `static` reference, its one relocation: as a `const` every
+    // codegen unit that reads it gets its own copy (six in the executable).
     for (elem, array) in &out.tables.arrays {
         let name = format!(
             "{}S",
@@ -725,7 +725,7 @@ fn main() {
             "impl Table for {elem} {{ fn table() -> &'static [{elem}] {{ &{name} }} }}"
         );
     }
-    let _ = writeln!(code, "const TEXT: &str = {};", lit(&out.tables.text));
+    let _ = writeln!(code, "static TEXT: &str = {};", lit(&out.tables.text));
     let _ = writeln!(code, "/// The string at `start..start + len` of the text.");
     let _ = writeln!(code, "#[inline]");
     let _ = writeln!(
