@@ -734,6 +734,17 @@ fn main() {
     );
     let _ = writeln!(code, "    TEXT.get(start..start + len).unwrap_or_default()");
     let _ = writeln!(code, "}}");
+    let _ = writeln!(code, "/// The bytes at `start..start + len` of the text.");
+    let _ = writeln!(code, "#[inline]");
+    let _ = writeln!(
+        code,
+        "pub(crate) fn bytes(start: usize, len: usize) -> &'static [u8] {{"
+    );
+    let _ = writeln!(
+        code,
+        "    TEXT.as_bytes().get(start..start + len).unwrap_or_default()"
+    );
+    let _ = writeln!(code, "}}");
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("specs.rs");
     std::fs::write(dest, &out.code).expect("write generated specs");
 }

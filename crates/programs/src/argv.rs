@@ -223,15 +223,11 @@ pub fn assign(slots: &[Slot], positionals: &[usize], supplied: &[&str]) -> Vec<O
 fn visible(nodes: &[&'static Node]) -> Vec<(&'static Opt, usize)> {
     let mut out = Vec::new();
     let depth = nodes.len() - 1;
-    for o in nodes[depth].options {
-        out.push((o, depth));
-    }
+    out.extend(nodes[depth].options.iter().map(|o| (o, depth)));
     let mut d = depth;
     while d > 0 && nodes[d].inherit {
         d -= 1;
-        for o in nodes[d].options {
-            out.push((o, d));
-        }
+        out.extend(nodes[d].options.iter().map(|o| (o, d)));
     }
     out
 }
@@ -262,7 +258,10 @@ fn match_long(cands: &[(&'static Opt, usize)], name: &str, style: Style) -> Long
     let mut found: Option<(&'static Opt, usize)> = None;
     let mut ambiguous = false;
     for &(o, d) in cands {
-        if o.long.iter().any(|l| l.starts_with(name)) {
+        if o.long
+            .iter()
+            .any(|l| l.as_bytes().starts_with(name.as_bytes()))
+        {
             match found {
                 Some((f, _)) if std::ptr::eq(f, o) => {}
                 Some(_) => ambiguous = true,
@@ -274,7 +273,10 @@ fn match_long(cands: &[(&'static Opt, usize)], name: &str, style: Style) -> Long
     if style == Style::Git && found.is_none() {
         if let Some(rest) = name.strip_prefix("no-") {
             for &(o, d) in cands {
-                if o.long.iter().any(|l| l.starts_with(rest)) {
+                if o.long
+                    .iter()
+                    .any(|l| l.as_bytes().starts_with(rest.as_bytes()))
+                {
                     match found {
                         Some((f, _)) if std::ptr::eq(f, o) => {}
                         Some(_) => ambiguous = true,

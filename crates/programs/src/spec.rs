@@ -32,6 +32,31 @@ impl Str {
     pub fn as_str(self) -> &'static str {
         crate::generated::text(self.start as usize, self.len as usize)
     }
+
+    /// Its length in bytes (known without reading the text).
+    #[inline]
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether it is empty.
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+
+    /// Its bytes (without the character-boundary checks of [`Str::as_str`]).
+    #[inline]
+    pub fn as_bytes(self) -> &'static [u8] {
+        crate::generated::bytes(self.start as usize, self.len as usize)
+    }
+
+    /// Whether it is `s` (the lengths first: most comparisons of the
+    /// option tables fail there, without reading the text).
+    #[inline]
+    pub fn is(self, s: &str) -> bool {
+        self.len() == s.len() && self.as_bytes() == s.as_bytes()
+    }
 }
 
 impl Deref for Str {
@@ -70,37 +95,37 @@ impl std::hash::Hash for Str {
 
 impl PartialEq<str> for Str {
     fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
+        self.is(other)
     }
 }
 
 impl PartialEq<&str> for Str {
     fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
+        self.is(other)
     }
 }
 
 impl PartialEq<String> for Str {
     fn eq(&self, other: &String) -> bool {
-        self.as_str() == other
+        self.is(other)
     }
 }
 
 impl PartialEq<Str> for String {
     fn eq(&self, other: &Str) -> bool {
-        self == other.as_str()
+        other.is(self)
     }
 }
 
 impl PartialEq<Str> for str {
     fn eq(&self, other: &Str) -> bool {
-        self == other.as_str()
+        other.is(self)
     }
 }
 
 impl PartialEq<Str> for &str {
     fn eq(&self, other: &Str) -> bool {
-        *self == other.as_str()
+        other.is(self)
     }
 }
 
@@ -154,7 +179,7 @@ impl<T: Table> List<T> {
 impl List<Str> {
     /// Whether a string is in the list.
     pub fn contains(&self, s: &str) -> bool {
-        self.iter().any(|x| x.as_str() == s)
+        self.iter().any(|x| x.is(s))
     }
 }
 
@@ -541,4 +566,97 @@ pub struct Example {
     pub expect: Expect,
     /// Expected verb (for verb examples).
     pub verb: Option<Str>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{lookup, EXAMPLES, PROGRAMS};
+
+    /// Out-of-range or split ranges read as empty: every string and list
+    /// of the generated tables must read back at its full length.
+    fn check_str(s: Str) {
+        assert_eq!(
+            s.as_str().len(),
+            s.len(),
+            "string range {:?}",
+            (s.start, s.len)
+        );
+        assert_eq!(s.as_bytes(), s.as_str().as_bytes());
+        assert!(s.is(s.as_str()) && s == s.as_str());
+    }
+
+    fn check_list<T: Table>(l: List<T>) {
+        assert_eq!(
+            l.as_slice().len(),
+            l.len as usize,
+            "list range {:?}",
+            (l.start, l.len)
+        );
+    }
+
+    fn check_node(n: &'static Node) {
+        check_list(n.names);
+        n.names.iter().for_each(|s| check_str(*s));
+        check_list(n.options);
+        for o in n.options {
+            check_str(o.name);
+            check_list(o.short);
+            check_list(o.long);
+            o.long.iter().chain(&o.supplies).for_each(|s| check_str(*s));
+        }
+        check_list(n.operands);
+        check_list(n.forms);
+        for f in n.forms {
+            check_list(f.requires);
+            check_list(f.allow);
+            check_list(f.roles);
+            f.requires.iter().chain(f.allow).for_each(|s| check_str(*s));
+            f.roles.iter().for_each(|(s, _)| check_str(*s));
+            f.operands.into_iter().for_each(check_list);
+        }
+        for s in n.operands.iter().chain(
+            n.forms
+                .iter()
+                .flat_map(|f| f.operands.into_iter().flatten()),
+        ) {
+            s.tag.iter().chain(&s.check).for_each(|s| check_str(*s));
+        }
+        check_list(n.subs);
+        n.subs.iter().for_each(check_node);
+    }
+
+    #[test]
+    fn every_string_and_list_of_the_tables_reads_back_whole() {
+        for p in &PROGRAMS {
+            check_str(p.id);
+            check_node(&p.root);
+        }
+        for e in &EXAMPLES {
+            e.verb.iter().for_each(|s| check_str(*s));
+            check_str(e.program);
+            check_str(e.command);
+            assert!(!e.command.is_empty());
+        }
+    }
+
+    #[test]
+    fn strings_compare_and_hash_as_their_text() {
+        let git = lookup("git").expect("git");
+        assert_eq!(git.id, "git");
+        let owned = format!("g{}", "it");
+        assert!("git" == git.id && git.id == owned && owned == git.id);
+        assert!(git.id != "gi" && git.id != "gitk");
+        let set: std::collections::HashSet<Str> = git
+            .root
+            .subs
+            .iter()
+            .flat_map(|n| n.names)
+            .copied()
+            .collect();
+        assert!(set.contains("status") && !set.contains("no-such-verb"));
+        assert!(git.root.subs.iter().any(|n| n.names.contains("status")));
+        assert_eq!(format!("{}|{:?}", git.id, git.id), "git|\"git\"");
+        assert_eq!(Str::default().as_str(), "");
+    }
 }
