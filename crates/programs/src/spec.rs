@@ -645,7 +645,9 @@ mod tests {
         let git = lookup("git").expect("git");
         assert_eq!(git.id, "git");
         let owned = format!("g{}", "it");
-        assert!("git" == git.id && git.id == owned && owned == git.id);
+        assert!("git" == git.id);
+        assert!(git.id == owned);
+        assert!(owned == git.id);
         assert!(git.id != "gi" && git.id != "gitk");
         let set: std::collections::HashSet<Str> = git
             .root
