@@ -73,6 +73,72 @@ struct Out {
     code: String,
     examples: Vec<(String, String, &'static str, Option<String>)>,
     names: BTreeMap<String, usize>,
+    tables: Tables,
+}
+
+/// The generated arrays. The tables hold no pointers (issue 14): a string
+/// is `Str::new(start, len)`, a range of one text, and a list is
+/// `List::new(start, len)`, a range of the array of its element type.
+#[derive(Default)]
+struct Tables {
+    /// Every string, each once.
+    text: String,
+    interned: BTreeMap<String, usize>,
+    /// One array per element type: its elements' code, and the lists
+    /// already stored (an identical list is stored once).
+    arrays: BTreeMap<&'static str, Array>,
+}
+
+#[derive(Default)]
+struct Array {
+    items: Vec<String>,
+    lists: BTreeMap<Vec<String>, usize>,
+}
+
+impl Tables {
+    /// `Str` of a string.
+    fn str(&mut self, s: &str) -> String {
+        let start = match self.interned.get(s) {
+            Some(&i) => i,
+            None => {
+                let i = self.text.len();
+                self.text.push_str(s);
+                self.interned.insert(s.to_string(), i);
+                i
+            }
+        };
+        format!("Str::new({start}, {})", s.len())
+    }
+
+    /// `Option<Str>` of an optional string.
+    fn opt_str(&mut self, s: Option<&str>) -> String {
+        match s {
+            Some(s) => format!("Some({})", self.str(s)),
+            None => "None".to_string(),
+        }
+    }
+
+    /// `List` of elements of an array (`array` names its element type).
+    fn list(&mut self, array: &'static str, items: Vec<String>) -> String {
+        let a = self.arrays.entry(array).or_default();
+        let start = match a.lists.get(&items) {
+            Some(&i) => i,
+            None if items.is_empty() => 0,
+            None => {
+                let i = a.items.len();
+                a.items.extend(items.iter().cloned());
+                a.lists.insert(items.clone(), i);
+                i
+            }
+        };
+        format!("List::new({start}, {})", items.len())
+    }
+
+    /// `List<Str>` of strings.
+    fn strs<S: AsRef<str>>(&mut self, list: &[S]) -> String {
+        let items = list.iter().map(|s| self.str(s.as_ref())).collect();
+        self.list("Str", items)
+    }
 }
 
 fn fail(file: &str, prog: &str, msg: impl std::fmt::Display) -> ! {
@@ -166,7 +232,7 @@ fn option_line(
     prog: &str,
     line: &str,
     long_single: &mut bool,
-) -> (String, Vec<String>) {
+) -> (OptSrc, Vec<String>) {
     let mut shorts: Vec<char> = Vec::new();
     let mut longs: Vec<String> = Vec::new();
     let mut arity = "None";
@@ -252,24 +318,54 @@ fn option_line(
     } else {
         bits.join(" | ")
     };
-    let supplies = match supplies {
-        Some(t) => format!("Some({})", lit(&t)),
-        None => "None".to_string(),
-    };
-    let shorts_s: Vec<String> = shorts.iter().map(|c| format!("{c:?}")).collect();
-    let longs_s: Vec<String> = longs.iter().map(|l| lit(l)).collect();
     (
-        format!(
-            "Opt {{ name: {}, short: &[{}], long: &[{}], arity: Arity::{arity}, value: Role::{value}, effects: {effects}, supplies: {supplies} }}",
-            lit(&canonical),
-            shorts_s.join(", "),
-            longs_s.join(", ")
-        ),
+        OptSrc {
+            canonical,
+            shorts,
+            longs,
+            arity,
+            value,
+            effects,
+            supplies,
+        },
         spellings,
     )
 }
 
-fn slots(file: &str, prog: &str, text: &str) -> String {
+/// An option line read.
+struct OptSrc {
+    canonical: String,
+    shorts: Vec<char>,
+    longs: Vec<String>,
+    arity: &'static str,
+    value: &'static str,
+    effects: String,
+    supplies: Option<String>,
+}
+
+impl OptSrc {
+    /// Its `Opt` (strings and lists stored in the tables).
+    fn code(&self, t: &mut Tables) -> String {
+        let OptSrc {
+            arity,
+            value,
+            effects,
+            ..
+        } = self;
+        let supplies = t.opt_str(self.supplies.as_deref());
+        let shorts = t.list(
+            "char",
+            self.shorts.iter().map(|c| format!("{c:?}")).collect(),
+        );
+        let longs = t.strs(&self.longs);
+        let name = t.str(&self.canonical);
+        format!(
+            "Opt {{ name: {name}, short: {shorts}, long: {longs}, arity: Arity::{arity}, value: Role::{value}, effects: {effects}, supplies: {supplies} }}"
+        )
+    }
+}
+
+fn slots(file: &str, prog: &str, text: &str, t: &mut Tables) -> String {
     let mut out = Vec::new();
     for tok in text.split_whitespace() {
         let (tok, check) = match tok.split_once(':') {
@@ -291,8 +387,8 @@ fn slots(file: &str, prog: &str, text: &str) -> String {
         };
         let r = role(file, prog, r);
         let repeat = if r == "Argv" { "Many" } else { repeat };
-        let tag = tag.map_or("None".to_string(), |t| format!("Some({})", lit(t)));
-        let check = check.map_or("None".to_string(), |t| format!("Some({})", lit(t)));
+        let tag = t.opt_str(tag);
+        let check = t.opt_str(check);
         out.push(format!(
             "Slot {{ role: Role::{r}, repeat: Repeat::{repeat}, tag: {tag}, check: {check} }}"
         ));
@@ -309,7 +405,7 @@ fn slots(file: &str, prog: &str, text: &str) -> String {
             format!("more than one repeating operand slot in `{text}`"),
         );
     }
-    format!("&[{}]", out.join(", "))
+    t.list("Slot", out)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -354,7 +450,7 @@ fn node(
             continue;
         }
         let mut probe = false;
-        let (code, spellings) = option_line(file, prog, line, &mut probe);
+        let (opt, spellings) = option_line(file, prog, line, &mut probe);
         if *from_set && spellings.iter().any(|s| seen.contains(s)) {
             continue;
         }
@@ -365,7 +461,7 @@ fn node(
             }
             all_spellings.insert(s.clone());
         }
-        opts.push(code);
+        opts.push(opt.code(&mut out.tables));
     }
     let mut forms = Vec::new();
     for f in &n.forms {
@@ -383,22 +479,21 @@ fn node(
                 );
             }
         }
+        let t = &mut out.tables;
         let roles: Vec<String> = f
             .roles
             .iter()
-            .map(|(k, v)| format!("({}, Role::{})", lit(k), role(file, prog, v)))
+            .map(|(k, v)| format!("({}, Role::{})", t.str(k), role(file, prog, v)))
             .collect();
+        let roles = t.list("(Str, Role)", roles);
         let operands = match &f.operands {
-            Some(t) => format!("Some({})", slots(file, prog, t)),
+            Some(text) => format!("Some({})", slots(file, prog, text, t)),
             None => "None".to_string(),
         };
-        let req: Vec<String> = f.requires.iter().map(|s| lit(s)).collect();
-        let allow: Vec<String> = f.allow.iter().map(|s| lit(s)).collect();
+        let req = t.strs(&f.requires);
+        let allow = t.strs(&f.allow);
         forms.push(format!(
-            "Form {{ requires: &[{}], allow: &[{}], roles: &[{}], operands: {operands} }}",
-            req.join(", "),
-            allow.join(", "),
-            roles.join(", ")
+            "Form {{ requires: {req}, allow: {allow}, roles: {roles}, operands: {operands} }}"
         ));
     }
     let mut subs = Vec::new();
@@ -437,20 +532,19 @@ fn node(
         out.examples
             .push((prog.to_string(), cmd.clone(), "Verb", Some(verb.clone())));
     }
-    let operands = n
-        .operands
-        .as_deref()
-        .map_or("&[]".to_string(), |t| slots(file, prog, t));
-    let names_s: Vec<String> = names.iter().map(|s| lit(s)).collect();
+    let t = &mut out.tables;
+    let operands = slots(file, prog, n.operands.as_deref().unwrap_or_default(), t);
+    let names = t.strs(&names);
+    let forms = t.list("Form", forms);
+    let opts = t.list("Opt", opts);
+    // A node's subcommands are one range: each sub's own subcommands were
+    // stored while its code was made, before this list.
+    let subs = t.list("Node", subs);
     format!(
-        "Node {{ names: &[{}], kind: Kind::{kind_s}, safe: {}, forms: &[{}], options: &[{}], complete: {}, inherit: {}, operands: {operands}, subs: &[{}], sub_required: {}, numeric: {}, paths_modifier: {}, targets: {}, plus: {}, long_single_dash: {long_single} }}",
-        names_s.join(", "),
+        "Node {{ names: {names}, kind: Kind::{kind_s}, safe: {}, forms: {forms}, options: {opts}, complete: {}, inherit: {}, operands: {operands}, subs: {subs}, sub_required: {}, numeric: {}, paths_modifier: {}, targets: {}, plus: {}, long_single_dash: {long_single} }}",
         n.safe,
-        forms.join(", "),
-        opts.join(", "),
         n.complete.unwrap_or(true),
         n.inherit,
-        subs.join(", "),
         n.sub_required,
         n.numeric,
         n.paths_modifier,
@@ -502,6 +596,7 @@ fn main() {
         code: String::new(),
         examples: Vec::new(),
         names: BTreeMap::new(),
+        tables: Tables::default(),
     };
     let mut programs = Vec::new();
     let mut ids: BTreeSet<String> = BTreeSet::new();
@@ -560,15 +655,27 @@ fn main() {
             }
             let mut spellings = BTreeSet::new();
             let root = node(&file, id, id, &n, names, "Other", &mut out, &mut spellings);
+            let id = out.tables.str(id);
             programs.push(format!(
-                "Program {{ id: {}, style: Style::{style_s}, root: {root} }}",
-                lit(id)
+                "Program {{ id: {id}, style: Style::{style_s}, root: {root} }}"
             ));
         }
     }
+    let mut examples = Vec::new();
+    for (p, c, e, v) in &out.examples {
+        let t = &mut out.tables;
+        let (p, c, v) = (t.str(p), t.str(c), t.opt_str(v.as_deref()));
+        examples.push(format!(
+            "Example {{ program: {p}, command: {c}, expect: Expect::{e}, verb: {v} }}"
+        ));
+    }
     let code = &mut out.code;
     let _ = writeln!(code, "/// Every program the model knows.");
-    let _ = writeln!(code, "pub static PROGRAMS: &[Program] = &[");
+    let _ = writeln!(
+        code,
+        "pub static PROGRAMS: [Program; {}] = [",
+        programs.len()
+    );
     for p in &programs {
         let _ = writeln!(code, "    {p},");
     }
@@ -587,19 +694,57 @@ fn main() {
     let _ = writeln!(code, "    PROGRAMS.get(i)");
     let _ = writeln!(code, "}}");
     let _ = writeln!(code, "/// The examples the specs carry (checked by tests).");
-    let _ = writeln!(code, "pub static EXAMPLES: &[Example] = &[");
-    for (p, c, e, v) in &out.examples {
-        let v = v
-            .as_ref()
-            .map_or("None".to_string(), |v| format!("Some({})", lit(v)));
-        let _ = writeln!(
-            code,
-            "    Example {{ program: {}, command: {}, expect: Expect::{e}, verb: {v} }},",
-            lit(p),
-            lit(c)
-        );
+    let _ = writeln!(
+        code,
+        "pub static EXAMPLES: [Example; {}] = [",
+        examples.len()
+    );
+    for e in &examples {
+        let _ = writeln!(code, "    {e},");
     }
     let _ = writeln!(code, "];");
+    // The arrays the lists index, and the text the strings index. The text
+    // is a `static` reference, its one relocation: as a `const` every
+    // codegen unit that reads it gets its own copy (six in the executable).
+    for (elem, array) in &out.tables.arrays {
+        let name = format!(
+            "{}S",
+            elem.chars()
+                .filter(|c| c.is_alphanumeric())
+                .collect::<String>()
+                .to_uppercase()
+        );
+        let _ = writeln!(
+            code,
+            "static {name}: [{elem}; {}] = [{}];",
+            array.items.len(),
+            array.items.join(", ")
+        );
+        let _ = writeln!(
+            code,
+            "impl Table for {elem} {{ fn table() -> &'static [{elem}] {{ &{name} }} }}"
+        );
+    }
+    let _ = writeln!(code, "static TEXT: &str = {};", lit(&out.tables.text));
+    let _ = writeln!(code, "/// The string at `start..start + len` of the text.");
+    let _ = writeln!(code, "#[inline]");
+    let _ = writeln!(
+        code,
+        "pub(crate) fn text(start: usize, len: usize) -> &'static str {{"
+    );
+    let _ = writeln!(code, "    TEXT.get(start..start + len).unwrap_or_default()");
+    let _ = writeln!(code, "}}");
+    let _ = writeln!(code, "/// The bytes at `start..start + len` of the text.");
+    let _ = writeln!(code, "#[inline]");
+    let _ = writeln!(
+        code,
+        "pub(crate) fn bytes(start: usize, len: usize) -> &'static [u8] {{"
+    );
+    let _ = writeln!(
+        code,
+        "    TEXT.as_bytes().get(start..start + len).unwrap_or_default()"
+    );
+    let _ = writeln!(code, "}}");
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("specs.rs");
     std::fs::write(dest, &out.code).expect("write generated specs");
 }

@@ -237,7 +237,7 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
     match leaf.kind {
         Kind::Build => build_fit(&parsed, &args),
         Kind::Writer => {
-            if EDIT_WRITERS.contains(&prog.id) {
+            if EDIT_WRITERS.contains(&prog.id.as_str()) {
                 Fit::Edit
             } else {
                 Fit::No
@@ -436,7 +436,7 @@ const TOOL_DIRS: &[&str] = &[
 /// beyond [`HARMLESS_OPTIONS`], a script outside the project, or one whose
 /// path or arguments name a release step is not run unattended.
 fn interpreter_fit(inv: &Invocation, p: &Parsed, args: &[Arg], place: &Place) -> Fit {
-    if !SCRIPT_INTERPRETERS.contains(&p.program.id) || p.any_effect(fx::CODE) {
+    if !SCRIPT_INTERPRETERS.contains(&p.program.id.as_str()) || p.any_effect(fx::CODE) {
         return Fit::No;
     }
     if let Some(module) = p.opts.iter().find(|o| o.opt.name == "-m") {
@@ -467,7 +467,11 @@ fn interpreter_fit(inv: &Invocation, p: &Parsed, args: &[Arg], place: &Place) ->
         .iter()
         .find(|(id, _)| *id == p.program.id)
         .map_or(&[][..], |(_, o)| *o);
-    if !p.problems.is_empty() || p.opts.iter().any(|o| !harmless.contains(&o.opt.name)) {
+    if !p.problems.is_empty()
+        || p.opts
+            .iter()
+            .any(|o| !harmless.contains(&o.opt.name.as_str()))
+    {
         return Fit::No;
     }
     let Some(&first) = p.positionals.first() else {
@@ -562,8 +566,12 @@ fn runner_fit(
     safe: &SafeVerbs,
     place: &Place,
 ) -> Fit {
-    let sub = parsed.nodes.get(1).and_then(|n| n.names.first()).copied();
-    let plain = parsed.nodes.len() == 1 && PLAIN_RUNNERS.contains(&parsed.program.id);
+    let sub = parsed
+        .nodes
+        .get(1)
+        .and_then(|n| n.names.first())
+        .map(|s| s.as_str());
+    let plain = parsed.nodes.len() == 1 && PLAIN_RUNNERS.contains(&parsed.program.id.as_str());
     let project_env = parsed.nodes.len() == 2
         && PROJECT_ENV_RUNNERS
             .iter()
@@ -641,7 +649,11 @@ fn network_or_worse(p: &Parsed) -> bool {
         return true;
     }
     if p.program.id == "git" {
-        let sub = p.nodes.get(1).and_then(|n| n.names.first()).copied();
+        let sub = p
+            .nodes
+            .get(1)
+            .and_then(|n| n.names.first())
+            .map(|s| s.as_str());
         if sub.is_some_and(|s| GIT_NETWORK.contains(&s)) {
             return true;
         }
@@ -650,7 +662,7 @@ fn network_or_worse(p: &Parsed) -> bool {
             && p.nodes
                 .get(2)
                 .and_then(|n| n.names.first())
-                .is_some_and(|s| matches!(*s, "update" | "prune" | "show"))
+                .is_some_and(|s| matches!(s.as_str(), "update" | "prune" | "show"))
         {
             return true;
         }
@@ -671,10 +683,19 @@ fn git_fit(p: &Parsed, args: &[Arg]) -> Fit {
         return Fit::Passive;
     }
     const LOCAL: &[&str] = &["add", "commit", "switch", "stash", "mv", "rm", "restore"];
-    let Some(sub) = p.nodes.get(1).and_then(|n| n.names.first()).copied() else {
+    let Some(sub) = p
+        .nodes
+        .get(1)
+        .and_then(|n| n.names.first())
+        .map(|s| s.as_str())
+    else {
         return Fit::No;
     };
-    let deeper = p.nodes.get(2).and_then(|n| n.names.first()).copied();
+    let deeper = p
+        .nodes
+        .get(2)
+        .and_then(|n| n.names.first())
+        .map(|s| s.as_str());
     let ok_sub = LOCAL.contains(&sub)
         && match (sub, deeper) {
             (
@@ -696,7 +717,7 @@ fn git_fit(p: &Parsed, args: &[Arg]) -> Fit {
             && p.dashdash.is_none()
             && p.opts
                 .iter()
-                .all(|o| matches!(o.opt.name, "-b" | "-q" | "-t"));
+                .all(|o| matches!(o.opt.name.as_str(), "-b" | "-q" | "-t"));
         if !new_branch || !p.problems.is_empty() || !judge::uncovered(p, args).is_empty() {
             return Fit::No;
         }
@@ -719,14 +740,18 @@ fn git_fit(p: &Parsed, args: &[Arg]) -> Fit {
 /// runs a package), `./gradlew wrapper` and `mvn wrapper:wrapper` (the
 /// next build, outside any sandbox, runs the new tool).
 fn changes_the_toolchain(p: &Parsed, args: &[Arg]) -> bool {
-    let sub = p.nodes.get(1).and_then(|n| n.names.first()).copied();
+    let sub = p
+        .nodes
+        .get(1)
+        .and_then(|n| n.names.first())
+        .map(|s| s.as_str());
     let operand = |f: &dyn Fn(&str) -> bool| {
         p.positionals.iter().any(|&i| match args.get(i) {
             Some(Arg::Static(t)) => f(t),
             Some(Arg::Dynamic { .. }) | None => true,
         })
     };
-    match p.program.id {
+    match p.program.id.as_str() {
         "go" if sub == Some("run") => operand(&|t| t.contains('@')),
         "gradle" => operand(&|t| t == "wrapper" || t.ends_with(":wrapper")),
         "mvn" => operand(&|t| t.starts_with("wrapper:") || t.contains(":wrapper-maven-plugin")),

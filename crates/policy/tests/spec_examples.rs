@@ -65,7 +65,7 @@ fn every_spec_example_holds_end_to_end() {
     };
     let policy = Policy::new(Default::default(), &[]);
     let mut failures = Vec::new();
-    for ex in EXAMPLES {
+    for ex in &EXAMPLES {
         let req = Request {
             tool: "shell_execute".into(),
             command: ex.command.to_string(),

@@ -2,7 +2,7 @@
 //! (abbreviations, clusters, glued and separate values, negations, `--`),
 //! and operands, each with the role its spec gives it.
 
-use crate::spec::{fx, Arity, Node, Opt, Program, Repeat, Role, Slot, Style};
+use crate::spec::{fx, Arity, Node, Opt, Program, Repeat, Role, Slot, Str, Style};
 
 /// One argument word as the analysis knows it.
 #[derive(Debug, Clone, Copy)]
@@ -119,7 +119,7 @@ impl Parsed {
         self.opts
             .iter()
             .filter(|o| !o.negated)
-            .filter_map(|o| o.opt.supplies)
+            .filter_map(|o| o.opt.supplies.map(Str::as_str))
             .collect()
     }
 
@@ -130,7 +130,7 @@ impl Parsed {
 
     /// Operands with roles from the leaf's own slots.
     pub fn operands(&self) -> Vec<Operand> {
-        self.operands_with(self.leaf().operands)
+        self.operands_with(self.leaf().operands.as_slice())
     }
 
     /// The text of a value inside the argument list (static values only).
@@ -148,7 +148,7 @@ impl Parsed {
 pub fn assign(slots: &[Slot], positionals: &[usize], supplied: &[&str]) -> Vec<Operand> {
     let slots: Vec<&Slot> = slots
         .iter()
-        .filter(|s| !s.tag.is_some_and(|t| supplied.contains(&t)))
+        .filter(|s| !s.tag.is_some_and(|t| supplied.contains(&t.as_str())))
         .collect();
     let n = positionals.len();
     let rep = slots
@@ -213,7 +213,7 @@ pub fn assign(slots: &[Slot], positionals: &[usize], supplied: &[&str]) -> Vec<O
         .map(|(&at, s)| Operand {
             at,
             role: s.map_or(Role::Any, |s| s.role),
-            check: s.and_then(|s| s.check),
+            check: s.and_then(|s| s.check).map(Str::as_str),
         })
         .collect()
 }
@@ -223,15 +223,11 @@ pub fn assign(slots: &[Slot], positionals: &[usize], supplied: &[&str]) -> Vec<O
 fn visible(nodes: &[&'static Node]) -> Vec<(&'static Opt, usize)> {
     let mut out = Vec::new();
     let depth = nodes.len() - 1;
-    for o in nodes[depth].options {
-        out.push((o, depth));
-    }
+    out.extend(nodes[depth].options.iter().map(|o| (o, depth)));
     let mut d = depth;
     while d > 0 && nodes[d].inherit {
         d -= 1;
-        for o in nodes[d].options {
-            out.push((o, d));
-        }
+        out.extend(nodes[d].options.iter().map(|o| (o, d)));
     }
     out
 }
@@ -244,7 +240,7 @@ enum LongMatch {
 
 fn match_long(cands: &[(&'static Opt, usize)], name: &str, style: Style) -> LongMatch {
     for &(o, d) in cands {
-        if o.long.contains(&name) {
+        if o.long.contains(name) {
             return LongMatch::Found(o, d, false);
         }
     }
@@ -262,7 +258,10 @@ fn match_long(cands: &[(&'static Opt, usize)], name: &str, style: Style) -> Long
     let mut found: Option<(&'static Opt, usize)> = None;
     let mut ambiguous = false;
     for &(o, d) in cands {
-        if o.long.iter().any(|l| l.starts_with(name)) {
+        if o.long
+            .iter()
+            .any(|l| l.as_bytes().starts_with(name.as_bytes()))
+        {
             match found {
                 Some((f, _)) if std::ptr::eq(f, o) => {}
                 Some(_) => ambiguous = true,
@@ -274,7 +273,10 @@ fn match_long(cands: &[(&'static Opt, usize)], name: &str, style: Style) -> Long
     if style == Style::Git && found.is_none() {
         if let Some(rest) = name.strip_prefix("no-") {
             for &(o, d) in cands {
-                if o.long.iter().any(|l| l.starts_with(rest)) {
+                if o.long
+                    .iter()
+                    .any(|l| l.as_bytes().starts_with(rest.as_bytes()))
+                {
                     match found {
                         Some((f, _)) if std::ptr::eq(f, o) => {}
                         Some(_) => ambiguous = true,
@@ -590,7 +592,7 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
         }
         // An operand: a subcommand word, or a positional.
         if !node.subs.is_empty() && p.positionals.is_empty() {
-            if let Some(sub) = node.subs.iter().find(|s| s.names.contains(&text)) {
+            if let Some(sub) = node.subs.iter().find(|s| s.names.contains(text)) {
                 p.nodes.push(sub);
                 p.sub_at.push(i);
                 i += 1;
@@ -610,7 +612,7 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
         // A command line starts here: its words are its own (only a node
         // with a command-line slot can start one).
         if node.operands.iter().any(|s| s.role == Role::Argv) {
-            let ops = assign(node.operands, &p.positionals, &p.supplied());
+            let ops = assign(node.operands.as_slice(), &p.positionals, &p.supplied());
             if ops.last().is_some_and(|o| o.role == Role::Argv) {
                 options_done = true;
             }
@@ -762,7 +764,7 @@ fn parse_find(p: &mut Parsed, args: &[Arg]) {
             continue;
         }
         let name = t.strip_prefix('-').unwrap_or("");
-        let found = node.options.iter().find(|o| o.long.contains(&name));
+        let found = node.options.iter().find(|o| o.long.contains(name));
         let Some(o) = found else {
             p.problems.push(Problem::Unknown {
                 at: i,

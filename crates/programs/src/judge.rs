@@ -4,7 +4,7 @@
 
 use crate::argv::{Arg, Operand, Parsed, Problem, ValueAt};
 use crate::checks;
-use crate::spec::{fx, Arity, Form, Kind, Node, Role, Slot};
+use crate::spec::{fx, Arity, Form, Kind, Node, Role, Slot, Str};
 
 /// A path-or-text word the command uses, with its role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,7 +105,7 @@ fn try_form(
                 o.opt.name
             )));
         }
-        let role = role_of(o.opt.name, o.opt.value);
+        let role = role_of(&o.opt.name, o.opt.value);
         if o.opt.effects & BAD_EFFECTS != 0 || (o.opt.arity != Arity::None && !role_safe(role)) {
             return Err(NotSafe(format!("option {} is not read-only", o.opt.name)));
         }
@@ -118,7 +118,10 @@ fn try_form(
             });
         }
     }
-    let slots: &'static [Slot] = form.and_then(|f| f.operands).unwrap_or(node.operands);
+    let slots: &'static [Slot] = form
+        .and_then(|f| f.operands)
+        .unwrap_or(node.operands)
+        .as_slice();
     let ops: Vec<Operand> = p.operands_with(slots);
     for op in &ops {
         // Writing the null device or the terminal's streams writes nothing
@@ -172,7 +175,7 @@ fn try_form(
         let Some(text) = p.value_text(args, v) else {
             return Err(NotSafe("dynamic program text".into()));
         };
-        checks::run(check, text).map_err(NotSafe)?;
+        checks::run(&check, text).map_err(NotSafe)?;
     }
     Ok(ReadOnly { uses })
 }
@@ -272,7 +275,7 @@ pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
     }
     // Program text (sed scripts, awk programs, jq filters) must pass its
     // validator: a grant for `sed` does not cover `sed 'e id'`.
-    let check = leaf.operands.iter().find_map(|s| s.check);
+    let check = leaf.operands.iter().find_map(|s| s.check.map(Str::as_str));
     for o in &p.opts {
         if o.negated || o.opt.value != Role::Code {
             continue;
@@ -353,7 +356,7 @@ pub fn modifiers(p: &Parsed) -> Vec<&'static str> {
         .opts
         .iter()
         .filter(|o| !o.negated && o.opt.has(fx::MODIFIER))
-        .map(|o| (o.at, o.opt.name))
+        .map(|o| (o.at, o.opt.name.as_str()))
         .collect();
     v.sort();
     v.dedup_by(|a, b| a.1 == b.1);

@@ -1,6 +1,225 @@
 //! The types of the program model. Instances are generated at build time
 //! from the declarative specs in `specs/*.toml` (see `SPECS.md`), so they
 //! are `'static` and cost nothing to load.
+//!
+//! The tables hold no pointers (issue 14): a string is a [`Str`], a range of
+//! one generated text, and a list is a [`List`], a range of one generated
+//! array per element type. A pointer in a static is a relocation the dynamic
+//! loader writes at every start of a position-independent executable, and
+//! each page it writes is a copy-on-write page fault; ranges cost nothing.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::ops::Deref;
+
+/// A string of the program tables: a byte range of the generated text.
+/// The default is the empty string.
+#[derive(Clone, Copy, Default)]
+pub struct Str {
+    start: u32,
+    len: u32,
+}
+
+impl Str {
+    /// The string at `start..start + len` of the generated text (used by the
+    /// generated tables).
+    pub(crate) const fn new(start: u32, len: u32) -> Str {
+        Str { start, len }
+    }
+
+    /// The string.
+    #[inline]
+    pub fn as_str(self) -> &'static str {
+        crate::generated::text(self.start as usize, self.len as usize)
+    }
+
+    /// Its length in bytes (known without reading the text).
+    #[inline]
+    pub fn len(self) -> usize {
+        self.len as usize
+    }
+
+    /// Whether it is empty.
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.len == 0
+    }
+
+    /// Its bytes (without the character-boundary checks of [`Str::as_str`]).
+    #[inline]
+    pub fn as_bytes(self) -> &'static [u8] {
+        crate::generated::bytes(self.start as usize, self.len as usize)
+    }
+
+    /// Whether it is `s` (the lengths first: most comparisons of the
+    /// option tables fail there, without reading the text).
+    #[inline]
+    pub fn is(self, s: &str) -> bool {
+        self.len() == s.len() && self.as_bytes() == s.as_bytes()
+    }
+}
+
+impl Deref for Str {
+    type Target = str;
+    #[inline]
+    fn deref(&self) -> &'static str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Str {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::borrow::Borrow<str> for Str {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for Str {
+    fn eq(&self, other: &Str) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Str {}
+
+impl std::hash::Hash for Str {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl PartialEq<str> for Str {
+    fn eq(&self, other: &str) -> bool {
+        self.is(other)
+    }
+}
+
+impl PartialEq<&str> for Str {
+    fn eq(&self, other: &&str) -> bool {
+        self.is(other)
+    }
+}
+
+impl PartialEq<String> for Str {
+    fn eq(&self, other: &String) -> bool {
+        self.is(other)
+    }
+}
+
+impl PartialEq<Str> for String {
+    fn eq(&self, other: &Str) -> bool {
+        other.is(self)
+    }
+}
+
+impl PartialEq<Str> for str {
+    fn eq(&self, other: &Str) -> bool {
+        other.is(self)
+    }
+}
+
+impl PartialEq<Str> for &str {
+    fn eq(&self, other: &Str) -> bool {
+        other.is(self)
+    }
+}
+
+impl fmt::Debug for Str {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for Str {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+/// An element type of the program tables: every value of it lives in one
+/// generated array, which a [`List`] indexes.
+pub trait Table: Sized + 'static {
+    /// The generated array.
+    fn table() -> &'static [Self];
+}
+
+/// A list of the program tables: a range of the generated array of `T`.
+pub struct List<T: Table> {
+    start: u32,
+    len: u32,
+    of: PhantomData<fn() -> T>,
+}
+
+impl<T: Table> List<T> {
+    /// The elements `start..start + len` of the array of `T` (used by the
+    /// generated tables).
+    pub(crate) const fn new(start: u32, len: u32) -> List<T> {
+        List {
+            start,
+            len,
+            of: PhantomData,
+        }
+    }
+
+    /// The elements.
+    #[inline]
+    pub fn as_slice(self) -> &'static [T] {
+        let start = self.start as usize;
+        T::table()
+            .get(start..start + self.len as usize)
+            .unwrap_or_default()
+    }
+}
+
+impl List<Str> {
+    /// Whether a string is in the list.
+    pub fn contains(&self, s: &str) -> bool {
+        self.iter().any(|x| x.is(s))
+    }
+}
+
+impl<T: Table> Clone for List<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: Table> Copy for List<T> {}
+
+impl<T: Table> Deref for List<T> {
+    type Target = [T];
+    #[inline]
+    fn deref(&self) -> &'static [T] {
+        self.as_slice()
+    }
+}
+
+impl<T: Table> IntoIterator for List<T> {
+    type Item = &'static T;
+    type IntoIter = std::slice::Iter<'static, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl<T: Table> IntoIterator for &List<T> {
+    type Item = &'static T;
+    type IntoIter = std::slice::Iter<'static, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl<T: Table + fmt::Debug> fmt::Debug for List<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_slice(), f)
+    }
+}
 
 /// How a program's own parser reads options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,11 +395,11 @@ pub mod fx {
 pub struct Opt {
     /// Canonical spelling (the first name in the spec), used in reasons,
     /// verbs and form lists.
-    pub name: &'static str,
+    pub name: Str,
     /// Short option characters (`-o`).
-    pub short: &'static [char],
+    pub short: List<char>,
     /// Long option names without the dashes (`output`).
-    pub long: &'static [&'static str],
+    pub long: List<Str>,
     /// Whether it takes a value.
     pub arity: Arity,
     /// What the value is.
@@ -189,7 +408,7 @@ pub struct Opt {
     pub effects: u32,
     /// An operand slot tag this option supplies (`grep -e` supplies the
     /// pattern, `cp -t` the target).
-    pub supplies: Option<&'static str>,
+    pub supplies: Option<Str>,
 }
 
 impl Opt {
@@ -230,9 +449,9 @@ pub struct Slot {
     pub role: Role,
     pub repeat: Repeat,
     /// Removed when an option supplying this tag is present.
-    pub tag: Option<&'static str>,
+    pub tag: Option<Str>,
     /// Name of the validator for `Code`/`Text` operands (`sed`, `awk`, `jq`).
-    pub check: Option<&'static str>,
+    pub check: Option<Str>,
 }
 
 /// A read-only form beyond "every known safe option" (for nodes whose
@@ -240,14 +459,14 @@ pub struct Slot {
 #[derive(Debug)]
 pub struct Form {
     /// At least one of these options must be present (empty: none needed).
-    pub requires: &'static [&'static str],
+    pub requires: List<Str>,
     /// Options allowed in this form (canonical names); empty: every option
     /// of the node that is safe by its effects, plus `requires`.
-    pub allow: &'static [&'static str],
+    pub allow: List<Str>,
     /// Role overrides of option values in this form.
-    pub roles: &'static [(&'static str, Role)],
+    pub roles: List<(Str, Role)>,
     /// Operand slots of this form (None: the node's).
-    pub operands: Option<&'static [Slot]>,
+    pub operands: Option<List<Slot>>,
 }
 
 /// What kind of program a node is (drives environment and grant rules).
@@ -278,15 +497,15 @@ pub enum Kind {
 #[derive(Debug)]
 pub struct Node {
     /// The words that select it (program basenames, or subcommand names).
-    pub names: &'static [&'static str],
+    pub names: List<Str>,
     /// Kind of program.
     pub kind: Kind,
     /// Its bare use (every known option safe by its effects) is read-only.
     pub safe: bool,
     /// Extra read-only forms.
-    pub forms: &'static [Form],
+    pub forms: List<Form>,
     /// Options of this node.
-    pub options: &'static [Opt],
+    pub options: List<Opt>,
     /// The option list is complete: an option not in it is unknown (not
     /// safe, not covered by a grant). When false, unknown options are
     /// tolerated under a grant (never in a safe form).
@@ -295,9 +514,9 @@ pub struct Node {
     /// flags).
     pub inherit: bool,
     /// Operand slots.
-    pub operands: &'static [Slot],
+    pub operands: List<Slot>,
     /// Subcommands.
-    pub subs: &'static [Node],
+    pub subs: List<Node>,
     /// A subcommand must follow (the bare program does nothing by itself).
     pub sub_required: bool,
     /// `-NUM` is an option (`head -5`).
@@ -321,7 +540,7 @@ pub struct Node {
 #[derive(Debug)]
 pub struct Program {
     /// Identifier (the spec's table name).
-    pub id: &'static str,
+    pub id: Str,
     pub style: Style,
     pub root: Node,
 }
@@ -342,9 +561,104 @@ pub enum Expect {
 /// A checked example carried by a spec.
 #[derive(Debug)]
 pub struct Example {
-    pub program: &'static str,
-    pub command: &'static str,
+    pub program: Str,
+    pub command: Str,
     pub expect: Expect,
     /// Expected verb (for verb examples).
-    pub verb: Option<&'static str>,
+    pub verb: Option<Str>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{lookup, EXAMPLES, PROGRAMS};
+
+    /// Out-of-range or split ranges read as empty: every string and list
+    /// of the generated tables must read back at its full length.
+    fn check_str(s: Str) {
+        assert_eq!(
+            s.as_str().len(),
+            s.len(),
+            "string range {:?}",
+            (s.start, s.len)
+        );
+        assert_eq!(s.as_bytes(), s.as_str().as_bytes());
+        assert!(s.is(s.as_str()) && s == s.as_str());
+    }
+
+    fn check_list<T: Table>(l: List<T>) {
+        assert_eq!(
+            l.as_slice().len(),
+            l.len as usize,
+            "list range {:?}",
+            (l.start, l.len)
+        );
+    }
+
+    fn check_node(n: &'static Node) {
+        check_list(n.names);
+        n.names.iter().for_each(|s| check_str(*s));
+        check_list(n.options);
+        for o in n.options {
+            check_str(o.name);
+            check_list(o.short);
+            check_list(o.long);
+            o.long.iter().chain(&o.supplies).for_each(|s| check_str(*s));
+        }
+        check_list(n.operands);
+        check_list(n.forms);
+        for f in n.forms {
+            check_list(f.requires);
+            check_list(f.allow);
+            check_list(f.roles);
+            f.requires.iter().chain(f.allow).for_each(|s| check_str(*s));
+            f.roles.iter().for_each(|(s, _)| check_str(*s));
+            f.operands.into_iter().for_each(check_list);
+        }
+        for s in n.operands.iter().chain(
+            n.forms
+                .iter()
+                .flat_map(|f| f.operands.into_iter().flatten()),
+        ) {
+            s.tag.iter().chain(&s.check).for_each(|s| check_str(*s));
+        }
+        check_list(n.subs);
+        n.subs.iter().for_each(check_node);
+    }
+
+    #[test]
+    fn every_string_and_list_of_the_tables_reads_back_whole() {
+        for p in &PROGRAMS {
+            check_str(p.id);
+            check_node(&p.root);
+        }
+        for e in &EXAMPLES {
+            e.verb.iter().for_each(|s| check_str(*s));
+            check_str(e.program);
+            check_str(e.command);
+            assert!(!e.command.is_empty());
+        }
+    }
+
+    #[test]
+    fn strings_compare_and_hash_as_their_text() {
+        let git = lookup("git").expect("git");
+        assert_eq!(git.id, "git");
+        let owned = format!("g{}", "it");
+        assert!("git" == git.id);
+        assert!(git.id == owned);
+        assert!(owned == git.id);
+        assert!(git.id != "gi" && git.id != "gitk");
+        let set: std::collections::HashSet<Str> = git
+            .root
+            .subs
+            .iter()
+            .flat_map(|n| n.names)
+            .copied()
+            .collect();
+        assert!(set.contains("status") && !set.contains("no-such-verb"));
+        assert!(git.root.subs.iter().any(|n| n.names.contains("status")));
+        assert_eq!(format!("{}|{:?}", git.id, git.id), "git|\"git\"");
+        assert_eq!(Str::default().as_str(), "");
+    }
 }

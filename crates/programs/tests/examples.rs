@@ -54,8 +54,8 @@ fn words(cmd: &str) -> Vec<String> {
 #[test]
 fn every_example_behaves_as_its_spec_says() {
     let mut failures = Vec::new();
-    for ex in EXAMPLES {
-        let w = words(ex.command);
+    for ex in &EXAMPLES {
+        let w = words(&ex.command);
         let Some(prog) = w.first().and_then(|p| lookup(p)) else {
             failures.push(format!(
                 "{}: `{}` names no known program",
