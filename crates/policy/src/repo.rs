@@ -583,16 +583,8 @@ pub fn git_reads_as_config(fs: &dyn Fs, path: &str, home: &str) -> bool {
             .iter()
             .any(|t| **t == k || dir && within(t, &k, false))
     };
-    let xdg = std::env::var("XDG_CONFIG_HOME")
-        .ok()
-        .filter(|x| x.starts_with('/'))
-        .unwrap_or_else(|| format!("{home}/.config"));
-    let files = [
-        (format!("{gitdir}/config"), gitdir.clone()),
-        (format!("{home}/.gitconfig"), home.to_string()),
-        (format!("{xdg}/git/config"), format!("{xdg}/git")),
-        ("/etc/gitconfig".to_string(), "/etc".to_string()),
-    ];
+    let mut files = vec![(format!("{gitdir}/config"), gitdir.clone())];
+    files.extend(user_config_files(home));
     for (file, include_base) in files {
         let Ok(data) = fs.read_file(&file, 1 << 20) else {
             continue;
@@ -623,9 +615,23 @@ enum ConfigPath {
 }
 
 /// The `include.path`/`includeIf.*.path` and `core.hooksPath` values of a
-/// git config file, values read as git reads them (an unquoted `;` or `#`
-/// starts a comment, double quotes group, a backslash escapes).
+/// git config file.
 fn config_paths(text: &str) -> Vec<(ConfigPath, String)> {
+    config_entries(text)
+        .into_iter()
+        .filter_map(|(section, key, v)| match (section.as_str(), key.as_str()) {
+            ("include" | "includeif", "path") => Some((ConfigPath::Include, v)),
+            ("core", "hookspath") => Some((ConfigPath::HooksPath, v)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The entries of a git config file as (section, key, value), section and
+/// key lower-cased (the section without its subsection), values read as git
+/// reads them (an unquoted `;` or `#` starts a comment, double quotes group,
+/// a backslash escapes). Empty values are left out.
+fn config_entries(text: &str) -> Vec<(String, String, String)> {
     let mut out = Vec::new();
     let mut section = String::new();
     for line in text.lines() {
@@ -641,11 +647,6 @@ fn config_paths(text: &str) -> Vec<(ConfigPath, String)> {
         }
         let Some((key, raw)) = line.split_once('=') else {
             continue;
-        };
-        let kind = match (section.as_str(), key.trim().to_ascii_lowercase().as_str()) {
-            ("include" | "includeif", "path") => ConfigPath::Include,
-            ("core", "hookspath") => ConfigPath::HooksPath,
-            _ => continue,
         };
         let mut v = String::new();
         let mut quoted = false;
@@ -668,10 +669,39 @@ fn config_paths(text: &str) -> Vec<(ConfigPath, String)> {
         }
         let v = v.trim().to_string();
         if !v.is_empty() {
-            out.push((kind, v));
+            out.push((section.clone(), key.trim().to_ascii_lowercase(), v));
         }
     }
     out
+}
+
+/// The user's and the system's git config files, as git finds them.
+fn user_config_files(home: &str) -> [(String, String); 3] {
+    let home = home.trim_end_matches('/');
+    let xdg = std::env::var("XDG_CONFIG_HOME")
+        .ok()
+        .filter(|x| x.starts_with('/'))
+        .unwrap_or_else(|| format!("{home}/.config"));
+    [
+        (format!("{home}/.gitconfig"), home.to_string()),
+        (format!("{xdg}/git/config"), format!("{xdg}/git")),
+        ("/etc/gitconfig".to_string(), "/etc".to_string()),
+    ]
+}
+
+/// Whether the user's or the system's git config makes `git log -p`,
+/// `git show` and `git diff` run the diff inside each changed submodule
+/// (`diff.submodule = diff`): a submodule checkout in the work tree then
+/// runs its own config (textconv, external diff) for any gitlink change in
+/// history, which the index check cannot see (red-team round two, G5).
+pub fn user_config_diffs_submodules(fs: &dyn Fs, home: &str) -> bool {
+    user_config_files(home).iter().any(|(file, _)| {
+        fs.read_file(file, 1 << 20).is_ok_and(|data| {
+            config_entries(&String::from_utf8_lossy(&data))
+                .iter()
+                .any(|(s, k, v)| s == "diff" && k == "submodule" && v.eq_ignore_ascii_case("diff"))
+        })
+    })
 }
 
 /// The index file of the repository git opens in `cwd` (`None`: no
@@ -1107,6 +1137,14 @@ mod tests {
             &format!("{p}/.githooks/post-index-change"),
             &home
         ));
+        // diff.submodule = diff in the user's config (G5)
+        assert!(!user_config_diffs_submodules(&OsFs, &home));
+        fs::write(
+            format!("{home}/.gitconfig"),
+            "[core]\n\thooksPath = .githooks\n[diff]\n\tsubmodule = diff ; all of it\n",
+        )
+        .unwrap();
+        assert!(user_config_diffs_submodules(&OsFs, &home));
         fs::write(format!("{p}/.git/config"), "[core]\n\tbare = false\n").unwrap();
         assert!(!git_reads_as_config(
             &OsFs,

@@ -236,6 +236,9 @@ fn git_repo_trusted(inv: &analyze::Invocation, ctx: &Context, roots: &[String]) 
             git_dir = globals.get(i + 1).cloned();
         }
     }
+    if repo::user_config_diffs_submodules(ctx.fs, &ctx.home) {
+        return false;
+    }
     roots
         .iter()
         .any(|r| repo::repo_is_trusted(ctx.fs, e, r, git_dir.as_deref()).is_ok())
