@@ -632,56 +632,36 @@ impl Resolver {
                 for dir in ["modules", "worktrees"] {
                     self.guard_entry(&git.join(dir), true)?;
                 }
-                // Files the repository's config includes, and the user's
-                // own git config, where they fall inside a writable root
-                // (`include.path = ../.gitconfig`; `XDG_CONFIG_HOME` below
-                // the temp directory): config git reads like its own.
-                // The user's own config files: a relative `core.hooksPath`
-                // there is relative to the work tree (`.githooks`), their
-                // includes may name files in the project.
+                // What git reads like its own config or runs as hooks,
+                // where it falls inside a writable root: the files the
+                // repository's and the user's configs include
+                // (`include.path = ../.gitconfig`) and their
+                // `core.hooksPath` (relative: the work tree's, `.githooks`).
                 for cfg in self.user_git_configs() {
                     let refs = git_config_refs(&cfg);
                     if let Some(hp) = refs.hooks_path {
-                        let p = self.config_path(&hp, root);
-                        if self.inside_writable(&p).is_some() {
-                            self.hooks_paths.push(p.clone());
-                            self.guard_entry(&p, true)?;
-                        }
+                        let raw = self.config_value_path(&hp, root);
+                        self.guard_hooks_path(resolve(&raw).unwrap_or(raw))?;
                     }
+                    let base = cfg.parent().map(Path::to_path_buf).unwrap_or_default();
                     for inc in refs.includes {
-                        let base = cfg.parent().map(Path::to_path_buf).unwrap_or_default();
-                        let p = self.config_path(&inc, &base);
+                        let raw = self.config_value_path(&inc, &base);
+                        let p = resolve(&raw).unwrap_or(raw);
                         if self.inside_writable(&p).is_some() {
                             self.guard_config_file(&p)?;
                         }
                     }
                 }
-                for inc in git_config_refs(&git.join("config")).includes {
-                    let p = if let Some(rest) = inc.strip_prefix("~/") {
-                        self.home.join(rest)
-                    } else if Path::new(&inc).is_absolute() {
-                        PathBuf::from(&inc)
-                    } else {
-                        git.join(&inc)
-                    };
-                    let p = resolve(&p)?;
+                let own = git_config_refs(&git.join("config"));
+                for inc in &own.includes {
+                    let p = resolve(&self.config_value_path(inc, &git))?;
                     if self.inside_writable(&p).is_some() {
                         self.guard_config_file(&p)?;
                     }
                 }
-                if let Some(hp) = hooks_path_of(&git.join("config")) {
-                    let p = if let Some(rest) = hp.strip_prefix("~/") {
-                        self.home.join(rest)
-                    } else if Path::new(&hp).is_absolute() {
-                        PathBuf::from(&hp)
-                    } else {
-                        root.join(&hp)
-                    };
-                    let p = resolve(&p)?;
-                    if self.inside_writable(&p).is_some() {
-                        self.hooks_paths.push(p.clone());
-                        self.guard_entry(&p, true)?;
-                    }
+                if let Some(hp) = &own.hooks_path {
+                    let p = resolve(&self.config_value_path(hp, root))?;
+                    self.guard_hooks_path(p)?;
                 }
             }
             Some(m) => {
@@ -777,16 +757,25 @@ impl Resolver {
     }
 
     /// A path from a git config value: `~/` from the home, absolute as is,
-    /// relative from `base`; resolved (links followed).
-    fn config_path(&self, v: &str, base: &Path) -> PathBuf {
-        let p = if let Some(rest) = v.strip_prefix("~/") {
+    /// relative from `base` (not resolved).
+    fn config_value_path(&self, v: &str, base: &Path) -> PathBuf {
+        if let Some(rest) = v.strip_prefix("~/") {
             self.home.join(rest)
         } else if Path::new(v).is_absolute() {
             PathBuf::from(v)
         } else {
             base.join(v)
-        };
-        resolve(&p).unwrap_or(p)
+        }
+    }
+
+    /// A `core.hooksPath` (resolved) inside a writable root: read-only, or an
+    /// empty read-only placeholder where it does not exist yet.
+    fn guard_hooks_path(&mut self, p: PathBuf) -> Result<(), SandboxError> {
+        if self.inside_writable(&p).is_some() {
+            self.hooks_paths.push(p.clone());
+            self.guard_entry(&p, true)?;
+        }
+        Ok(())
     }
 
     /// A git config file inside a writable root: read-only, or an empty
@@ -1033,10 +1022,6 @@ fn config_value(raw: &str) -> String {
     out.trim().to_string()
 }
 
-fn hooks_path_of(config: &Path) -> Option<String> {
-    git_config_refs(config).hooks_path
-}
-
 fn read_bounded(p: &Path, max: u64) -> io::Result<String> {
     use std::io::Read;
     let f = fs::File::open(p)?;
@@ -1058,9 +1043,9 @@ mod tests {
             "[core]\n\tbare = false\n[remote \"o\"]\n\thooksPath = nope\n[core]\n\thooksPath = .husky/_\n",
         )
         .unwrap();
-        assert_eq!(hooks_path_of(&c).as_deref(), Some(".husky/_"));
+        assert_eq!(git_config_refs(&c).hooks_path.as_deref(), Some(".husky/_"));
         fs::write(&c, "[core]\n\tbare = false\n").unwrap();
-        assert_eq!(hooks_path_of(&c), None);
+        assert_eq!(git_config_refs(&c).hooks_path, None);
     }
 
     #[test]

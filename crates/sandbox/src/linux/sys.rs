@@ -553,23 +553,40 @@ struct MountAttr {
     userns_fd: u64,
 }
 
-/// A fresh tmpfs that is not attached anywhere.
-pub(crate) fn detached_tmpfs(size: &CStr, mode: &CStr, attrs: u64) -> io::Result<OwnedFd> {
+/// A fresh file system of type `fstype` that is not attached anywhere:
+/// `fsopen`, the string options and flags through `fsconfig`, then `fsmount`
+/// with the mount attributes `attrs`.
+fn detached_fs(
+    fstype: &CStr,
+    strings: &[(&CStr, &CStr)],
+    flags: &[&CStr],
+    attrs: u64,
+) -> io::Result<OwnedFd> {
     // SAFETY: fsopen/fsconfig/fsmount with valid C strings; descriptors owned.
     unsafe {
         let fs = cvt(libc::syscall(
             libc::SYS_fsopen,
-            c"tmpfs".as_ptr(),
+            fstype.as_ptr(),
             FSOPEN_CLOEXEC,
         ))?;
         let fs = OwnedFd::from_raw_fd(fs as RawFd);
-        for (k, v) in [(c"size", size), (c"mode", mode)] {
+        for (k, v) in strings {
             cvt(libc::syscall(
                 libc::SYS_fsconfig,
                 fs.as_raw_fd(),
                 FSCONFIG_SET_STRING,
                 k.as_ptr(),
                 v.as_ptr(),
+                0,
+            ))?;
+        }
+        for k in flags {
+            cvt(libc::syscall(
+                libc::SYS_fsconfig,
+                fs.as_raw_fd(),
+                FSCONFIG_SET_FLAG,
+                k.as_ptr(),
+                std::ptr::null::<libc::c_char>(),
                 0,
             ))?;
         }
@@ -591,56 +608,25 @@ pub(crate) fn detached_tmpfs(size: &CStr, mode: &CStr, attrs: u64) -> io::Result
     }
 }
 
+/// A fresh tmpfs that is not attached anywhere.
+pub(crate) fn detached_tmpfs(size: &CStr, mode: &CStr, attrs: u64) -> io::Result<OwnedFd> {
+    detached_fs(c"tmpfs", &[(c"size", size), (c"mode", mode)], &[], attrs)
+}
+
 /// A fresh overlay of `lower` (read) with `upper`/`work` (writes), not
 /// attached anywhere; `userxattr` as a user namespace needs.
 pub(crate) fn detached_overlay(lower: &Path, upper: &Path, work: &Path) -> io::Result<OwnedFd> {
     let (lower, upper, work) = (cpath(lower)?, cpath(upper)?, cpath(work)?);
-    // SAFETY: fsopen/fsconfig/fsmount with valid C strings; descriptors owned.
-    unsafe {
-        let fs = cvt(libc::syscall(
-            libc::SYS_fsopen,
-            c"overlay".as_ptr(),
-            FSOPEN_CLOEXEC,
-        ))?;
-        let fs = OwnedFd::from_raw_fd(fs as RawFd);
-        for (k, v) in [
+    detached_fs(
+        c"overlay",
+        &[
             (c"lowerdir", lower.as_c_str()),
             (c"upperdir", upper.as_c_str()),
             (c"workdir", work.as_c_str()),
-        ] {
-            cvt(libc::syscall(
-                libc::SYS_fsconfig,
-                fs.as_raw_fd(),
-                FSCONFIG_SET_STRING,
-                k.as_ptr(),
-                v.as_ptr(),
-                0,
-            ))?;
-        }
-        cvt(libc::syscall(
-            libc::SYS_fsconfig,
-            fs.as_raw_fd(),
-            FSCONFIG_SET_FLAG,
-            c"userxattr".as_ptr(),
-            std::ptr::null::<libc::c_char>(),
-            0,
-        ))?;
-        cvt(libc::syscall(
-            libc::SYS_fsconfig,
-            fs.as_raw_fd(),
-            FSCONFIG_CMD_CREATE,
-            std::ptr::null::<libc::c_char>(),
-            std::ptr::null::<libc::c_void>(),
-            0,
-        ))?;
-        let m = cvt(libc::syscall(
-            libc::SYS_fsmount,
-            fs.as_raw_fd(),
-            FSMOUNT_CLOEXEC,
-            MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
-        ))?;
-        Ok(OwnedFd::from_raw_fd(m as RawFd))
-    }
+        ],
+        &[c"userxattr"],
+        MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+    )
 }
 
 /// `open_tree(dirfd, path, OPEN_TREE_CLONE)`: a detached copy of the mount
