@@ -861,7 +861,11 @@ mod tests {
         assert_eq!(work_tree(&OsFs, &format!("{p}/src")), Some(p.clone()));
     }
 
-    fn run_git(dir: &str, args: &[&str]) {
+    fn run_git<D, A>(dir: D, args: &[A])
+    where
+        D: AsRef<std::path::Path>,
+        A: AsRef<std::ffi::OsStr> + std::fmt::Debug,
+    {
         let out = std::process::Command::new("git")
             .args(["-c", "user.name=t", "-c", "user.email=t@t"])
             .args(["-c", "protocol.file.allow=always"])
@@ -958,20 +962,11 @@ mod tests {
         raw.push(0xff);
         let odd = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&raw));
         fs::create_dir_all(&odd).unwrap();
-        let o = |args: &[&std::ffi::OsStr], dir: &std::path::Path| {
-            let out = std::process::Command::new("git")
-                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-                .args(args)
-                .current_dir(dir)
-                .output()
-                .unwrap();
-            assert!(out.status.success(), "{out:?}");
-        };
-        o(&["init".as_ref(), "-q".as_ref()], &odd);
+        run_git(&odd, &["init", "-q"]);
         fs::write(odd.join("x"), "x").unwrap();
-        o(&["add".as_ref(), "x".as_ref()], &odd);
-        o(&["commit".as_ref(), "-qm".as_ref(), "x".as_ref()], &odd);
-        o(&["add".as_ref(), odd.as_os_str()], std::path::Path::new(&q));
+        run_git(&odd, &["add", "x"]);
+        run_git(&odd, &["commit", "-qm", "x"]);
+        run_git(&q, &[std::ffi::OsStr::new("add"), odd.as_os_str()]);
         assert!(repo_is_trusted(&OsFs, &q, &q, None).is_err());
     }
 
