@@ -145,12 +145,20 @@ fn each_click_releases_a_real_hook_and_the_store_shows_it() {
     b.click(&b.find_all("#history-filter button[type=submit]")[0]);
     let rows = b.wait_for("#history-rows tr", 1);
     assert!(b.text(&rows[0]).contains("git push origin page-deny"));
-    // Revoking in the page removes the grant from the store.
+    // Revoking in the page removes the grant from the store. The table
+    // still holds the rows of the first visit and is re-rendered when the
+    // tab's fetch returns: empty it first, so the buttons clicked below are
+    // the ones of the fresh rendering and not replaced under the click.
+    b.js(
+        "document.getElementById('grant-rows').textContent = '';",
+        json!([]),
+    );
     b.click(&b.find_all("button[data-tab=grants]")[0]);
     b.wait_for("#grant-rows tr", 2);
-    let revoke = b.find_all("#grant-rows button.revoke");
-    b.click(&revoke[0]);
-    b.click(&revoke[0]);
+    b.click(&b.find_all("#grant-rows button.revoke")[0]);
+    // The first click arms the button; the second, on the armed one, revokes.
+    let armed = b.wait_for("#grant-rows button.revoke.armed", 1);
+    b.click(&armed[0]);
     b.wait_for("#grant-rows tr", 1);
     let after = approvals(&env);
     assert_eq!(
