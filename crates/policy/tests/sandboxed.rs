@@ -484,6 +484,34 @@ fn temp_paths_ask() {
     }
 }
 
+/// The sandbox ends every process of the command when it returns: a job
+/// left in the background (a server for later commands) would die at once
+/// while the call seemed to work, so such a call asks.
+#[test]
+fn background_jobs_ask() {
+    let t = tree();
+    let p = policy("", true);
+    let c = ctx(&t, Audience::Personal, Channel::Interactive);
+    project_files(&t, &["go.mod", "Makefile"]);
+    for cmd in [
+        "go run ./cmd/api &",
+        "go test ./... & wait",
+        "(make serve &)",
+        "bash -c 'make serve &'",
+        "setsid -f make serve",
+        "setsid make serve",
+    ] {
+        let d = run(&t, &p, &c, &none(), cmd);
+        assert_ne!(d.reason, "sandboxed", "{cmd}");
+        assert!(d.sandbox.is_none(), "{cmd}");
+    }
+    // Its foreground neighbours still run sandboxed.
+    for cmd in ["go run ./cmd/api", "make serve", "go test ./... && make"] {
+        let d = run(&t, &p, &c, &none(), cmd);
+        assert_eq!(d.reason, "sandboxed", "{cmd}");
+    }
+}
+
 /// A project file named like a known program is not run unattended; the
 /// project's own build wrappers are.
 #[test]

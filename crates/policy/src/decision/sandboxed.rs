@@ -16,7 +16,9 @@
 //!   session directory (lexically and with no symbolic link on the way),
 //!   is not a secret, and is not inside `.git` or a host's control files;
 //! - the same call did not already fail in the sandbox in this session
-//!   (then it asks as before).
+//!   (then it asks as before);
+//! - nothing is left running in the background (`cmd &`, `setsid`): the
+//!   sandbox ends every process of the command when it returns.
 //!
 //! Hard deny, protected paths, zones, `auto` mode, once and complex calls
 //! have all been decided before this layer runs.
@@ -125,6 +127,16 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
         || ctx.os == Os::Windows
         || call.analysis.is_complex()
         || call.analysis.invocations.is_empty()
+        // The sandbox ends with the command: a job left in the background
+        // (a server for later commands, `go run ./cmd/api &`) would be
+        // killed at once and the call would seem to have worked. And a
+        // server confined there listens where no later command reaches it.
+        || call.analysis.background
+        || call
+            .analysis
+            .invocations
+            .iter()
+            .any(|inv| inv.wrappers.iter().any(|w| w == "setsid"))
     {
         return None;
     }

@@ -112,6 +112,9 @@ pub struct Analysis {
     pub remote_code: bool,
     /// A function that calls itself through a pipe or in the background.
     pub fork_bomb: bool,
+    /// Some command runs in the background (`cmd &`, at any depth): it
+    /// may outlive the call (a server started for later commands).
+    pub background: bool,
 }
 
 /// Context of the analysis that does not change while walking.
@@ -237,6 +240,29 @@ mod tests {
             .complex_reasons
             .contains(&"stdin_program".to_string()));
         assert!(!an("python3 app.py").is_complex());
+    }
+
+    #[test]
+    fn background_jobs_are_seen_at_any_depth() {
+        for cmd in [
+            "go run ./cmd/api &",
+            "go run ./cmd/api > /tmp/api.log 2>&1 & sleep 2",
+            "(npm run dev &)",
+            "bash -c 'make serve &'",
+            "echo \"$(sleep 9 & echo x)\"",
+            "{ ./server & } ; echo started",
+        ] {
+            assert!(an(cmd).background, "{cmd}");
+        }
+        for cmd in [
+            "go test ./...",
+            "make && make test",
+            "echo '&'",
+            "a && b",
+            "x 2>&1 | tee l",
+        ] {
+            assert!(!an(cmd).background, "{cmd}");
+        }
     }
 
     #[test]

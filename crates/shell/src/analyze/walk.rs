@@ -55,6 +55,7 @@ impl<'e> Walker<'e> {
     pub(super) fn script(&mut self, s: &Script, cwd: &mut Cwd, ctx: &Ctx) {
         for item in &s.items {
             if item.background {
+                self.out.background = true;
                 let mut c = cwd.clone();
                 let mut ctx2 = ctx.clone();
                 ctx2.piped_or_async = true;
