@@ -440,16 +440,29 @@ fn sandboxed_builds_cannot_arm_git_status() {
              modules:\n\
              \t-mkdir -p .git/modules/evil && printf '{fsmonitor}' > .git/modules/evil/config\n\
              commondir:\n\
-             \techo ../../elsewhere > .git/commondir\n"
+             \techo ../../elsewhere > .git/commondir\n\
+             hide:\n\
+             \techo '\t@touch {marker}' >> Makefile.inc && git update-index --skip-worktree Makefile.inc\n\
+             commit:\n\
+             \techo more >> README && git add README && git -c user.name=t -c user.email=t@t commit -qm two\n"
         ),
     )
     .expect("makefile");
-    for target in ["make nested", "make modules", "make commondir"] {
+    std::fs::write(format!("{}/Makefile.inc", t.proj), "all:\n").expect("inc");
+    git(&t.proj, &["add", "Makefile.inc"]);
+    git(&t.proj, &["commit", "-qm", "inc"]);
+    for target in ["make nested", "make modules", "make commondir", "make hide"] {
         assert_eq!(check(&t, &[], target)["reason"], "sandboxed", "{target}");
     }
+    // The run plants a repository and stages it as a gitlink: the parent
+    // outside the sandbox sees it once the run ended, says so, and counts
+    // the run as failed (the next identical call asks a human).
     let o = exec(&t, "make nested");
-    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
-    // The planted repository is a gitlink now: `git status` would run it.
+    assert_eq!(o.status.code(), Some(125), "{}", show(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no longer one git can open safely"), "{err}");
+    assert_eq!(check(&t, &[], "make nested")["decision"], "ask");
+    // The gate no longer allows `git status` either.
     let d = check(&t, &[], "git status");
     assert_ne!(d["decision"], "allow", "{d}");
     // (what an unconfined git status really does with it)
@@ -472,11 +485,27 @@ fn sandboxed_builds_cannot_arm_git_status() {
     assert!(!Path::new(&format!("{}/.git/modules/evil", t.proj)).exists());
     assert_eq!(status(&t), "allow");
 
-    // `.git/commondir` can be written, and makes git ask.
+    // `.git/commondir` can be written inside; the parent removes it when
+    // the run ends and counts the run as failed.
     let o = exec(&t, "make commondir");
+    assert_eq!(o.status.code(), Some(125), "{}", show(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("commondir"));
+    assert!(!Path::new(&format!("{}/.git/commondir", t.proj)).exists());
+    assert_eq!(status(&t), "allow");
+
+    // An entry hidden from `git status`/`git diff` (a change a human
+    // reviewing the agent's work would not see) fails the run too.
+    let o = exec(&t, "make hide");
+    assert_eq!(o.status.code(), Some(125), "{}", show(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("skip-worktree") && err.contains("Makefile.inc"),
+        "{err}"
+    );
+
+    // Neighbour: an ordinary commit inside the sandbox is no such change.
+    let o = exec(&t, "make commit");
     assert_eq!(o.status.code(), Some(0), "{}", show(&o));
-    let d = check(&t, &[], "git status");
-    assert_ne!(d["decision"], "allow", "{d}");
 }
 
 /// The recording function host adapters call from a PostToolUse event.

@@ -15,6 +15,9 @@ pub struct Entry {
     pub path: String,
     /// The entry's mode (`0o100644`, `0o120000` for a link, [`GITLINK`]).
     pub mode: u32,
+    /// Marked assume-unchanged or skip-worktree: `git status` and `git
+    /// diff` do not look at the file, so a change to it is not shown.
+    pub hidden: bool,
 }
 
 impl Entry {
@@ -39,8 +42,11 @@ pub struct Index {
 }
 
 /// Git's flag bits and mask in an entry's 16-bit flags word.
+const CE_VALID: u16 = 0x8000;
 const CE_EXTENDED: u16 = 0x4000;
 const CE_NAMEMASK: usize = 0x0fff;
+/// In the second (extended) flags word: skip-worktree.
+const CE_SKIP_WORKTREE: u16 = 0x4000;
 
 /// Size of the trailing checksum (SHA-1; a SHA-256 repository's 32 bytes
 /// leave 12 bytes that read as an extension header and fail closed).
@@ -87,7 +93,9 @@ pub fn parse(d: &[u8], max_entries: usize) -> Result<Index, String> {
         let flags_at = start + 60;
         let flags = be16(flags_at).ok_or_else(bad)?;
         let mut name_at = flags_at + 2;
+        let mut hidden = flags & CE_VALID != 0;
         if flags & CE_EXTENDED != 0 {
+            hidden |= be16(name_at).ok_or_else(bad)? & CE_SKIP_WORKTREE != 0;
             name_at += 2;
         }
         let stored_len = flags as usize & CE_NAMEMASK;
@@ -142,7 +150,7 @@ pub fn parse(d: &[u8], max_entries: usize) -> Result<Index, String> {
         }
         let path = String::from_utf8(name.clone())
             .map_err(|_| "the index holds a path that is not UTF-8".to_string())?;
-        entries.push(Entry { path, mode });
+        entries.push(Entry { path, mode, hidden });
         prev = name;
     }
     // Extensions, as git reads them: a 4-byte signature and a 4-byte size
@@ -216,5 +224,33 @@ mod tests {
         assert!(parse(&data, 100).map_or(true, |i| i.required_extensions == ["link"]));
         assert!(parse(b"DIRC\0\0\0\x02\0\0\0\x05", 10).is_err());
         assert!(parse(b"nope", 10).is_err());
+    }
+
+    #[test]
+    fn hidden_entries_are_marked() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().to_str().unwrap();
+        git(d, &["init", "-q"]);
+        for f in ["a", "b", "c"] {
+            std::fs::write(format!("{d}/{f}"), "x").unwrap();
+        }
+        git(d, &["add", "a", "b", "c"]);
+        git(d, &["update-index", "--skip-worktree", "a"]);
+        git(d, &["update-index", "--assume-unchanged", "b"]);
+        for version in ["2", "3", "4"] {
+            git(d, &["update-index", "--index-version", version]);
+            let data = std::fs::read(format!("{d}/.git/index")).unwrap();
+            let idx = parse(&data, 100).unwrap();
+            let hidden: Vec<(&str, bool)> = idx
+                .entries
+                .iter()
+                .map(|e| (e.path.as_str(), e.hidden))
+                .collect();
+            assert_eq!(
+                hidden,
+                [("a", true), ("b", true), ("c", false)],
+                "version {version}"
+            );
+        }
     }
 }

@@ -1,0 +1,131 @@
+//! What a sandboxed run must not leave in the project's repository.
+//!
+//! The sandbox lets a build write the project's `.git` (commits need it)
+//! except its config, hooks, info, modules and worktrees. A few writes that
+//! remain are not harmful inside the sandbox but are for what runs *later*,
+//! unconfined — the human's own `git status`, an editor polling the
+//! repository, a granted `git commit` (red-team helper-24, F1–F3):
+//!
+//! - `.git/commondir` (absent in a main repository) moves git's config and
+//!   hooks to any directory the run prepared: git runs its `core.fsmonitor`;
+//! - a gitlink in the index whose checkout holds its own repository makes
+//!   `git status` enter it and run *its* config;
+//! - an entry marked skip-worktree or assume-unchanged hides a change from
+//!   `git status` and `git diff`, the views a human reviews an agent's work
+//!   with (a line added to the Makefile that the next `make` runs).
+//!
+//! None of these can be kept from being *created* by the kernel without
+//! making `.git` read-only. So `shellgate sandbox --record` (the parent
+//! outside the sandbox, which waits until every process of the run has
+//! ended) compares the repository before and after: a `commondir` the run
+//! created is removed, and any of the three makes the run count as failed —
+//! it is recorded (the next identical call asks a human) and the reason is
+//! printed. The gate's own judgement of a repository (`repo_is_trusted`)
+//! decides what "git would run code from it" means, so both agree.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use shellgate_policy::fs::OsFs;
+use shellgate_policy::{git_index, repo};
+
+/// Largest index read (a larger one is not compared).
+const MAX_INDEX_BYTES: u64 = 256 << 20;
+/// Most entries listed from an index.
+const MAX_ENTRIES: usize = 4_000_000;
+
+/// The repository facts compared around a sandboxed run.
+#[derive(Debug)]
+pub struct RepoState {
+    project: PathBuf,
+    /// `.git/commondir` exists (`.git` a directory).
+    commondir: bool,
+    /// The gate trusts the repository (`Err`: why not).
+    trusted: Result<(), String>,
+    /// Index entries git does not look at (`None`: no index read).
+    hidden: Option<BTreeSet<String>>,
+}
+
+impl RepoState {
+    /// The state of the repository at the project root (`None` when the
+    /// project has no `.git` directory: nothing to compare).
+    pub fn read(project: &Path) -> Option<RepoState> {
+        let git = project.join(".git");
+        if !std::fs::symlink_metadata(&git).is_ok_and(|m| m.is_dir()) {
+            return None;
+        }
+        let p = project.to_string_lossy();
+        Some(RepoState {
+            project: project.to_path_buf(),
+            commondir: std::fs::symlink_metadata(git.join("commondir")).is_ok(),
+            trusted: repo::repo_is_trusted(&OsFs, &p, &p, None),
+            hidden: hidden_entries(&git.join("index")),
+        })
+    }
+
+    /// What the run left that later unconfined git would act on, after
+    /// undoing what can be undone (a created `commondir` is removed). Empty:
+    /// nothing.
+    pub fn after_run(&self) -> Vec<String> {
+        let mut found = Vec::new();
+        let git = self.project.join(".git");
+        let commondir = git.join("commondir");
+        if !self.commondir && std::fs::symlink_metadata(&commondir).is_ok() {
+            match std::fs::remove_file(&commondir) {
+                Ok(()) => found.push(format!(
+                    "it created {} (git would take its config and hooks from elsewhere); removed",
+                    commondir.display()
+                )),
+                Err(e) => found.push(format!(
+                    "it created {} (git would take its config and hooks from elsewhere) and it cannot be removed: {e}",
+                    commondir.display()
+                )),
+            }
+        }
+        let Some(now) = RepoState::read(&self.project) else {
+            return found;
+        };
+        if let (Ok(()), Err(why)) = (&self.trusted, &now.trusted) {
+            found.push(format!(
+                "the repository is no longer one git can open safely: {why}"
+            ));
+        }
+        if let (Some(before), Some(after)) = (&self.hidden, &now.hidden) {
+            let new: Vec<&String> = after.difference(before).collect();
+            if !new.is_empty() {
+                let shown: Vec<&str> = new.iter().take(5).map(|s| s.as_str()).collect();
+                found.push(format!(
+                    "it marked {} index {} skip-worktree or assume-unchanged, so git status and git diff no longer show changes to {}{}",
+                    new.len(),
+                    if new.len() == 1 { "entry" } else { "entries" },
+                    shown.join(", "),
+                    if new.len() > shown.len() { ", …" } else { "" }
+                ));
+            }
+        } else if self.hidden.is_some() && now.hidden.is_none() {
+            found.push("the index can no longer be read as git reads it".into());
+        }
+        found
+    }
+}
+
+/// Paths of the index entries marked skip-worktree or assume-unchanged.
+fn hidden_entries(index: &Path) -> Option<BTreeSet<String>> {
+    let m = match std::fs::symlink_metadata(index) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(BTreeSet::new()),
+        Err(_) => return None,
+    };
+    if !m.is_file() || m.len() > MAX_INDEX_BYTES {
+        return None;
+    }
+    let data = std::fs::read(index).ok()?;
+    let idx = git_index::parse(&data, MAX_ENTRIES).ok()?;
+    Some(
+        idx.entries
+            .into_iter()
+            .filter(|e| e.hidden)
+            .map(|e| e.path)
+            .collect(),
+    )
+}
