@@ -47,6 +47,48 @@ pub(crate) const HOME_SECRETS: &[&str] = &[
     ".mozilla",
     ".config/google-chrome",
     ".config/chromium",
+    // The agents' own credentials (helper-24 F5: a sandboxed script printed
+    // them), shell and REPL histories (commands typed with secrets),
+    // more cloud and tool credentials.
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".gemini/oauth_creds.json",
+    ".gemini/google_accounts.json",
+    ".config/github-copilot",
+    ".kube",
+    ".bash_history",
+    ".zsh_history",
+    ".zhistory",
+    ".histfile",
+    ".local/share/fish/fish_history",
+    ".python_history",
+    ".psql_history",
+    ".mysql_history",
+    ".sqlite_history",
+    ".node_repl_history",
+    ".rediscli_history",
+    ".config/rclone",
+    ".terraformrc",
+    ".config/sops",
+    ".config/age",
+    ".pulumi/credentials.json",
+    ".config/op",
+    ".config/doctl",
+    ".config/hcloud",
+    ".oci",
+    ".config/containers/auth.json",
+    ".fly",
+    ".config/.wrangler",
+    ".wrangler",
+    ".config/configstore",
+    ".local/share/com.vercel.cli",
+    ".config/netlify",
+    ".config/heroku",
+    ".netlify",
+    ".huggingface/token",
+    ".cache/huggingface/token",
+    ".config/anthropic",
+    ".config/openai",
     // macOS and sandboxed-app stores (§15.19)
     "Library/Keychains",
     "Library/Cookies",
@@ -76,6 +118,23 @@ pub(crate) const PROJECT_CONTROL: &[(&str, bool)] = &[
     (".codex", true),
     (".gemini", true),
     (".mcp.json", false),
+];
+
+/// Files and directories in a project root that other programs run on
+/// their own, later and unconfined (git hook managers, editors' tasks,
+/// direnv, dev containers): write-protected where they exist.
+pub(crate) const PROJECT_CONTROL_IF_PRESENT: &[&str] = &[
+    ".husky",
+    ".githooks",
+    ".vscode",
+    ".idea",
+    ".devcontainer",
+    ".envrc",
+    ".pre-commit-config.yaml",
+    ".lefthook.yml",
+    ".lefthook.yaml",
+    "lefthook.yml",
+    "lefthook.yaml",
 ];
 
 /// Inside a git directory: write-protected entries `(name, is_dir)`.
@@ -236,6 +295,31 @@ pub(crate) fn is_secret_file_name(name: &str) -> bool {
     }
     // tfstate backups (`terraform.tfstate.backup`) and service-account keys
     name.contains(".tfstate.") || (name.starts_with("service-account") && name.ends_with(".json"))
+}
+
+/// Whether an environment variable's name marks a credential (removed from
+/// a sandboxed command's environment when it has no network): `*TOKEN*`,
+/// `*SECRET*`, `*PASSW*`, API and access keys, connection strings, and names
+/// ending in `_KEY`, `_PAT` or `_SK`. Names that only configure a tool
+/// (`GOPRIVATE`, `SSH_AUTH_SOCK`) are kept.
+pub(crate) fn is_secret_env_name(name: &str) -> bool {
+    let up = name.to_ascii_uppercase();
+    const PARTS: &[&str] = &[
+        "TOKEN",
+        "SECRET",
+        "PASSW",
+        "API_KEY",
+        "APIKEY",
+        "ACCESS_KEY",
+        "SESSION_KEY",
+        "PRIVATE_KEY",
+        "CREDENTIAL",
+        "DATABASE_URL",
+        "_DSN",
+        "WEBHOOK",
+        "CONNECTION_STRING",
+    ];
+    PARTS.iter().any(|p| up.contains(p)) || ["_KEY", "_PAT", "_SK"].iter().any(|s| up.ends_with(s))
 }
 
 #[cfg(test)]

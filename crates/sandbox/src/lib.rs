@@ -68,8 +68,18 @@
 //!   created (no kernel mechanism denies one name in a writable directory
 //!   without a placeholder on the host, and an empty file there would change
 //!   what the hosts and git do); [`Confinement::notes`] says so. Protected
-//!   names below subdirectories (`src/.claude/`, a nested `.git`) are not
-//!   covered either: the static policy stays the first line for them.
+//!   names below subdirectories (`src/.claude/`) are not covered either: the
+//!   static policy stays the first line for them. Repositories below the
+//!   project root that the bounded walk finds (`r1/.git`, a gitfile) have
+//!   their config, hooks, info, modules and worktrees protected like the
+//!   root's; one created by the run itself is not, and neither is a
+//!   `.git/commondir` or an index entry (a gitlink, skip-worktree): the
+//!   parent of `shellgate sandbox --record` compares the repository after
+//!   the run, removes a planted `commondir` and fails the run.
+//! * Git hook managers' files, editors' task files and direnv's `.envrc`
+//!   (`.husky/`, `.githooks/`, `.vscode/`, `.idea/`, `.devcontainer/`,
+//!   `.pre-commit-config.yaml`, `lefthook.yml`) are read-only only where
+//!   they already exist (no placeholder).
 //! * Placeholders are real: empty `.claude/`, `.codex/`, `.gemini/`,
 //!   `.git/hooks/`, `.git/info/` (and the `core.hooksPath` chain) appear in
 //!   the project on the first run and stay.
@@ -80,8 +90,11 @@
 //! * Under `build`, writable caches (e.g. `~/.cargo/registry`) can be
 //!   poisoned for later builds outside the sandbox.
 //! * The secret scan of the project is bounded (depth 3, 5000 entries,
-//!   dependency and build directories skipped). The environment is passed
-//!   unchanged. Other processes' `/proc/<pid>/cmdline` stays readable.
+//!   dependency and build directories skipped). Without the network,
+//!   environment variables named like credentials (`*TOKEN*`, `*SECRET*`,
+//!   `*PASSW*`, `*_KEY`, …) are removed; with it they pass (a private
+//!   registry may need them). Other processes' `/proc/<pid>/cmdline` stays
+//!   readable.
 //! * Unix sockets are refused entirely, also between the command's own
 //!   processes; 32-bit (i386) binaries are killed by the seccomp filter.
 //!

@@ -319,6 +319,9 @@ struct Resolver {
     guards: BTreeSet<Guard>,
     pins: BTreeSet<PathBuf>,
     hidden: BTreeSet<Hidden>,
+    /// Repositories below a project root (`sub/.git`, a directory or a
+    /// gitfile), found by the bounded walk.
+    nested_gits: Vec<PathBuf>,
     notes: Vec<String>,
 }
 
@@ -375,6 +378,7 @@ impl Resolver {
             guards: BTreeSet::new(),
             pins: BTreeSet::new(),
             hidden: BTreeSet::new(),
+            nested_gits: Vec::new(),
             notes: Vec::new(),
         })
     }
@@ -466,6 +470,9 @@ impl Resolver {
         self.collect_hidden()?;
         for root in self.project_roots.clone() {
             self.guard_project_root(&root)?;
+        }
+        for nested in self.nested_gits.clone() {
+            self.guard_nested_git(&nested)?;
         }
         self.guard_home_control()?;
         if !profile.writes_project() && self.inside_writable(&project).is_some() {
@@ -684,7 +691,47 @@ impl Resolver {
         for (name, is_dir) in data::PROJECT_CONTROL {
             self.guard_entry(&root.join(name), *is_dir)?;
         }
+        // Files other programs run on their own later (git hook managers'
+        // scripts and configs, editors' tasks, direnv): read-only where
+        // they exist (helper-24 F4: a build rewrote `.husky/pre-commit`, and
+        // the human's next `git commit` ran it). Absent ones get no
+        // placeholder: creating them needs the human's trust step (`direnv
+        // allow`, an editor's workspace trust) or a hooksPath, guarded above.
+        for name in data::PROJECT_CONTROL_IF_PRESENT {
+            let p = root.join(name);
+            if let Some(m) = lstat(&p) {
+                self.guard_entry(&p, m.is_dir())?;
+            }
+        }
         Ok(())
+    }
+
+    /// A repository below a project root (a workspace of several, a nested
+    /// checkout): its config, hooks, info, submodules' and worktrees' git
+    /// directories are write-protected as the root's are, and a gitfile is
+    /// read-only (helper-24 F2: a build wrote `r1/.git/hooks/pre-commit`,
+    /// and the human's `git commit` in r1 ran it).
+    fn guard_nested_git(&mut self, git: &Path) -> Result<(), SandboxError> {
+        match lstat(git) {
+            Some(m) if m.file_type().is_symlink() => Err(SandboxError::Plan(format!(
+                "{} is a symlink; the sandbox cannot protect the repository's hooks and config",
+                git.display()
+            ))),
+            Some(m) if m.is_dir() && lstat(&git.join("HEAD")).is_some() => {
+                self.pin_chain(&git.join("x"));
+                self.guard_gitdir(git)?;
+                for dir in ["modules", "worktrees"] {
+                    self.guard_entry(&git.join(dir), true)?;
+                }
+                Ok(())
+            }
+            Some(m) if m.is_dir() => {
+                self.add_guard(git, Kind::Dir, false);
+                Ok(())
+            }
+            Some(_) => self.guard_entry(git, false),
+            None => Ok(()),
+        }
     }
 
     fn guard_gitdir(&mut self, gitdir: &Path) -> Result<(), SandboxError> {
@@ -915,6 +962,10 @@ impl Resolver {
                 let Some(name) = name.to_str() else { continue };
                 let p = e.path();
                 let Ok(ft) = e.file_type() else { continue };
+                if name == ".git" && dir != root {
+                    self.nested_gits.push(p);
+                    continue;
+                }
                 if ft.is_dir() {
                     if data::SECRET_DIR_NAMES.contains(&name) {
                         self.add_hidden(&p)?;

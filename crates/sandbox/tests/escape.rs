@@ -1100,3 +1100,90 @@ fn unprivileged_caller_is_confined_too() {
     assert!(alive, "the process outside was killed");
     assert_probe_ok(&outside, "ptrace by the same user outside");
 }
+
+/// helper-24 F5: the agents' own credentials and shell histories are
+/// hidden, and without the network a credential in the environment is
+/// removed (with the network granted it is passed on: a private registry
+/// may need it). Ordinary variables pass.
+#[test]
+fn agent_credentials_histories_and_secret_variables_are_not_readable() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    for (rel, text) in [
+        ("home/.claude/.credentials.json", SECRET_SSH),
+        ("home/.codex/auth.json", SECRET_SSH),
+        ("home/.gemini/oauth_creds.json", SECRET_SSH),
+        ("home/.bash_history", SECRET_SSH),
+        ("home/.config/rclone/rclone.conf", SECRET_SSH),
+    ] {
+        fs::create_dir_all(s.path(rel).parent().expect("parent")).expect("mkdir");
+        fs::write(s.path(rel), text).expect("write");
+    }
+    let script = "cat \"$HOME/.claude/.credentials.json\" \"$HOME/.codex/auth.json\" \
+                  \"$HOME/.gemini/oauth_creds.json\" \"$HOME/.bash_history\" \
+                  \"$HOME/.config/rclone/rclone.conf\" 2>/dev/null; \
+                  echo \"t=$GITHUB_TOKEN k=$OPENAI_API_KEY p=$DB_PASSWORD o=$ORDINARY_VAR\"";
+    let run = |extra: &[&str]| {
+        let o = s
+            .command("build", extra, &["sh", "-c", script])
+            .env("GITHUB_TOKEN", SECRET_ENV)
+            .env("OPENAI_API_KEY", SECRET_ENV)
+            .env("DB_PASSWORD", SECRET_ENV)
+            .env("ORDINARY_VAR", ORDINARY)
+            .output()
+            .expect("running the sandbox");
+        stdout(&o)
+    };
+    let out = run(&[]);
+    assert!(!out.contains(SECRET_SSH), "{out}");
+    assert!(!out.contains(SECRET_ENV), "{out}");
+    assert!(out.contains(&format!("o={ORDINARY}")), "{out}");
+    let out = run(&["--network"]);
+    assert!(!out.contains(SECRET_SSH), "{out}");
+    assert!(out.contains(&format!("t={SECRET_ENV}")), "{out}");
+}
+
+/// helper-24 F4 and F2: where they exist, git hook managers' scripts,
+/// editors' task files and direnv's file are read-only, and so are the
+/// config and hooks of a repository below the project root.
+#[test]
+fn hook_managers_editor_tasks_and_nested_repositories_are_read_only() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    for d in [
+        "project/.husky",
+        "project/.vscode",
+        "project/r1/.git/hooks",
+        "project/r1/.git/objects",
+        "project/r1/src",
+    ] {
+        fs::create_dir_all(s.path(d)).expect("mkdir");
+    }
+    fs::write(s.path("project/.husky/pre-commit"), "npm test\n").expect("husky");
+    fs::write(s.path("project/.vscode/tasks.json"), "{}\n").expect("tasks");
+    fs::write(s.path("project/.envrc"), "use nix\n").expect("envrc");
+    fs::write(s.path("project/r1/.git/HEAD"), "ref: refs/heads/main\n").expect("head");
+    fs::write(s.path("project/r1/.git/config"), "[core]\n").expect("config");
+    let o = s.sh(
+        "build",
+        "echo 'touch /tmp/x' >> .husky/pre-commit; echo '{\"x\":1}' > .vscode/tasks.json; \
+         echo 'curl x' >> .envrc; echo evil > r1/.git/hooks/pre-commit; \
+         echo '[core] fsmonitor = x' >> r1/.git/config; \
+         echo ok > r1/src/a.rs; echo ok > r1/.git/objects/ok; mkdir -p .idea; echo ok > .idea/x; true",
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(read(&s.path("project/.husky/pre-commit")), "npm test\n");
+    assert_eq!(read(&s.path("project/.vscode/tasks.json")), "{}\n");
+    assert_eq!(read(&s.path("project/.envrc")), "use nix\n");
+    assert!(!s.path("project/r1/.git/hooks/pre-commit").exists());
+    assert_eq!(read(&s.path("project/r1/.git/config")), "[core]\n");
+    // the rest stays writable: the nested repository's objects and files,
+    // and a name that did not exist (no placeholder is made for it)
+    assert_eq!(read(&s.path("project/r1/src/a.rs")), "ok\n");
+    assert_eq!(read(&s.path("project/r1/.git/objects/ok")), "ok\n");
+    assert_eq!(read(&s.path("project/.idea/x")), "ok\n");
+}

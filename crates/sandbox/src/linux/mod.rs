@@ -55,6 +55,21 @@ pub(crate) fn support() -> Result<Support, Unsupported> {
     })
 }
 
+/// Without the network a credential in the environment has no use inside
+/// the sandbox, and a command could print it for the agent to read
+/// (helper-24 F5): variables named like secrets are removed. (The process
+/// is single-threaded here: `exec` runs on the main thread before any
+/// other thread exists.)
+fn drop_secret_variables() {
+    let names: Vec<OsString> = std::env::vars_os()
+        .map(|(k, _)| k)
+        .filter(|k| k.to_str().is_some_and(crate::data::is_secret_env_name))
+        .collect();
+    for k in names {
+        std::env::remove_var(k);
+    }
+}
+
 pub(crate) fn exec(c: &Confinement, argv: &[OsString]) -> Result<Infallible, SandboxError> {
     arch_supported()?;
     check_landlock()?;
@@ -90,6 +105,9 @@ pub(crate) fn exec(c: &Confinement, argv: &[OsString]) -> Result<Infallible, San
     seccomp::install()?;
     sys::close_inherited_fds()
         .map_err(|e| SandboxError::setup("closing inherited descriptors", e))?;
+    if !c.network {
+        drop_secret_variables();
+    }
     let err = sys::exec_in_pid_namespace(&argv_c);
     Err(SandboxError::Exec {
         program: argv[0].to_string_lossy().into_owned(),
