@@ -579,6 +579,46 @@ fn git_internals_and_repositories() {
     assert!(!allowed(&linked.check("git status")));
 }
 
+/// A grant of a git verb in the project covers the project's own, sound
+/// repository — not one planted later (helper-24: a sandboxed build left
+/// a `commondir` or a nested repository, and a granted `git status` would
+/// have run its config). Such a call offers one-shot approval only.
+/// Grants for repositories outside the project hold as before.
+#[test]
+fn grants_do_not_cover_git_in_a_planted_repository() {
+    let t = tree();
+    git_init(&t.p);
+    let grants = Grants(vec![
+        ("git status", Some(t.p.clone())),
+        ("git log", Some(t.p.clone())),
+        ("git push", Some(t.p.clone())),
+        ("git pull", Some(t.x.clone())),
+    ]);
+    let ctx = t.ctx(Os::Linux, Channel::Interactive, Some("{P}"));
+    expect(&t.check_with("git push", &ctx, &grants), "allow", "granted");
+    // `.git/commondir` moves config and hooks elsewhere.
+    t.file("{P}/.git/commondir", "../../outside\n");
+    for cmd in ["git status", "git push", "git log -p"] {
+        let d = t.check_with(cmd, &ctx, &grants);
+        expect(&d, "ask", "approval_required");
+        assert_eq!(
+            d.options,
+            Some(vec!["approve_once".into(), "deny".into()]),
+            "{cmd}"
+        );
+    }
+    fs::remove_file(t.sub("{P}/.git/commondir")).unwrap();
+    expect(&t.check_with("git push", &ctx, &grants), "allow", "granted");
+    // A nested repository below the project.
+    git_init(&t.sub("{P}/vendor/evil"));
+    let d = t.check_with("git -C vendor/evil status", &ctx, &grants);
+    assert!(!allowed(&d), "{d:?}");
+    // A repository outside the project: the human's grant holds.
+    git_init(&t.x);
+    let d = t.check_with(&format!("git -C {} pull", t.x), &ctx, &grants);
+    expect(&d, "allow", "granted");
+}
+
 #[test]
 fn case_insensitive_systems() {
     let t = tree();

@@ -220,7 +220,44 @@ fn git_repo_trusted(inv: &analyze::Invocation, ctx: &Context, roots: &[String]) 
     let Some(e) = inv.cwd.as_deref() else {
         return false;
     };
-    // `--git-dir` among git's own options, before the subcommand.
+    if repo::user_config_diffs_submodules(ctx.fs, &ctx.home) {
+        return false;
+    }
+    let git_dir = git_dir_option(inv);
+    roots
+        .iter()
+        .any(|r| repo::repo_is_trusted(ctx.fs, e, r, git_dir.as_deref()).is_ok())
+}
+
+/// Whether git would open, from inside a safe space, a repository that is
+/// not the project's own or not sound (a nested or planted repository, a
+/// `commondir`, a submodule checkout holding its own repository): its
+/// config runs code nobody approved, so no grant of a git verb covers the
+/// call — approving `git status` in a directory never meant "whatever
+/// repository is planted there later" (helper-24: a sandboxed build left
+/// such a repository; a granted `git status` would have run it). A
+/// repository outside the safe spaces is the human's to judge: grants
+/// there hold as before.
+pub(super) fn git_repo_unsound_inside(inv: &analyze::Invocation, ctx: &Context) -> bool {
+    if inv.base() != "git" {
+        return false;
+    }
+    let Some(e) = inv.cwd.as_deref() else {
+        return false;
+    };
+    let ci = ci(ctx);
+    let roots = safe_roots(ctx);
+    if !roots.iter().any(|r| within(e, r, ci)) {
+        return false;
+    }
+    let git_dir = git_dir_option(inv);
+    !roots
+        .iter()
+        .any(|r| repo::repo_is_trusted(ctx.fs, e, r, git_dir.as_deref()).is_ok())
+}
+
+/// The value of `--git-dir` among git's own options, before the subcommand.
+fn git_dir_option(inv: &analyze::Invocation) -> Option<String> {
     let words: Vec<String> = inv
         .argv
         .iter()
@@ -236,12 +273,7 @@ fn git_repo_trusted(inv: &analyze::Invocation, ctx: &Context, roots: &[String]) 
             git_dir = globals.get(i + 1).cloned();
         }
     }
-    if repo::user_config_diffs_submodules(ctx.fs, &ctx.home) {
-        return false;
-    }
-    roots
-        .iter()
-        .any(|r| repo::repo_is_trusted(ctx.fs, e, r, git_dir.as_deref()).is_ok())
+    git_dir
 }
 
 /// Whether a grant for `gdir` holds for what the command really touches

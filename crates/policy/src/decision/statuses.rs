@@ -139,6 +139,22 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
             out.unnamed_verbs.push(c.verb.clone());
         }
     }
+    // Git opening a repository inside the project that is not the
+    // project's own or not sound: no grant covers it.
+    for (inv, cc) in call.analysis.invocations.iter().zip(call.per_inv.iter()) {
+        let Some(c) = cc else { continue };
+        // (only what a grant would have to cover: a safe call was judged)
+        let needs_grant = call
+            .cands
+            .iter()
+            .any(|x| x.verb == c.verb && !x.safe && !x.side_effect);
+        if needs_grant
+            && !out.unnamed_verbs.contains(&c.verb)
+            && super::safe_space::git_repo_unsound_inside(inv, ctx)
+        {
+            out.unnamed_verbs.push(c.verb.clone());
+        }
+    }
     out.candidates = call
         .cands
         .iter()
