@@ -54,7 +54,9 @@ pub enum Fit {
 
 /// Writers whose effect can be undone (git, a rebuild) and that stay where
 /// they are pointed.
-const EDIT_WRITERS: &[&str] = &["cp", "mv", "mkdir", "touch", "rmdir", "patch", "chmod"];
+const EDIT_WRITERS: &[&str] = &[
+    "cp", "mv", "mkdir", "touch", "rmdir", "patch", "chmod", "tee",
+];
 
 /// Directories of a project's own environment whose programs are the
 /// tools the project installed (a virtualenv's, node's local bin).
@@ -62,16 +64,6 @@ pub(crate) const ENV_BINS: &[&str] = &["/.venv/bin", "/venv/bin", "/node_modules
 
 /// Build-tool wrapper scripts a project carries by convention.
 const PROJECT_WRAPPERS: &[&str] = &["gradlew", "mvnw"];
-
-/// `tee` options that change nothing but how it writes.
-const TEE_OPTIONS: &[&str] = &[
-    "-a",
-    "--append",
-    "-i",
-    "--ignore-interrupts",
-    "-p",
-    "--output-error",
-];
 
 /// git subcommands that talk to a remote.
 const GIT_NETWORK: &[&str] = &[
@@ -127,10 +119,6 @@ impl Words {
                 }
             })
             .collect()
-    }
-
-    fn all_static(&self) -> bool {
-        self.texts.iter().all(|(_, s)| *s)
     }
 }
 
@@ -214,15 +202,6 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
         }
         if is_side_effect(&base) {
             return if writes { Fit::Edit } else { Fit::Passive };
-        }
-        if base == "tee" {
-            let ok = words.all_static()
-                && words
-                    .texts
-                    .iter()
-                    .filter(|(t, _)| t.starts_with('-'))
-                    .all(|(t, _)| TEE_OPTIONS.contains(&t.split('=').next().unwrap_or("")));
-            return if ok { Fit::Edit } else { Fit::No };
         }
         return reader_fit(inv, safe, writes);
     };

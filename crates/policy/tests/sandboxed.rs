@@ -149,6 +149,9 @@ fn builds_tests_and_edits_inside_the_project_run_sandboxed() {
     );
     for (cmd, profile) in [
         ("go test ./...", "build"),
+        // tee into the project (a log of the build)
+        ("make 2>&1 | tee build.log", "build"),
+        ("go test ./... | tee -a test.log", "build"),
         // git's local writes (the sandbox keeps .git/config, hooks, info
         // read-only; git undoes the rest).
         ("git switch -c topic", "edit"),
@@ -297,6 +300,10 @@ fn never_sandboxed() {
         ],
     );
     for cmd in [
+        // tee outside the project, into git's internals, with an unknown option
+        "make | tee ../outside.log",
+        "make | tee .git/hooks/pre-commit",
+        "make | tee --bogus x.log",
         // network, installers, cloud CLIs, runners, interpreters
         "go install golang.org/x/tools/cmd/goimports@latest",
         "go get example.com/x",
