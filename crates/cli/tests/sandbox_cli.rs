@@ -443,6 +443,8 @@ fn sandboxed_builds_cannot_arm_git_status() {
              \techo ../../elsewhere > .git/commondir\n\
              hide:\n\
              \techo '\t@touch {marker}' >> Makefile.inc && git update-index --skip-worktree Makefile.inc\n\
+             toolcfg:\n\
+             \tmkdir -p .cargo && printf '[build]\\nrustc-wrapper = \"/tmp/w\"\\n' > .cargo/config.toml && echo 'script-shell=/tmp/w' > .npmrc\n\
              commit:\n\
              \techo more >> README && git add README && git -c user.name=t -c user.email=t@t commit -qm two\n"
         ),
@@ -502,6 +504,17 @@ fn sandboxed_builds_cannot_arm_git_status() {
         err.contains("skip-worktree") && err.contains("Makefile.inc"),
         "{err}"
     );
+
+    // Tool configuration that runs programs, created by the run: removed.
+    let o = exec(&t, "make toolcfg");
+    assert_eq!(o.status.code(), Some(125), "{}", show(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(".cargo/config.toml") && err.contains(".npmrc"),
+        "{err}"
+    );
+    assert!(!Path::new(&format!("{}/.cargo/config.toml", t.proj)).exists());
+    assert!(!Path::new(&format!("{}/.npmrc", t.proj)).exists());
 
     // Neighbour: an ordinary commit inside the sandbox is no such change.
     let o = exec(&t, "make commit");

@@ -135,6 +135,26 @@ pub(crate) const PROJECT_CONTROL_IF_PRESENT: &[&str] = &[
     ".lefthook.yaml",
     "lefthook.yml",
     "lefthook.yaml",
+    // tool configuration that selects programs the tool runs (a wrapper, a
+    // toolchain path, a JVM agent, a package manager's own code)
+    ".cargo/config.toml",
+    ".cargo/config",
+    ".mvn/jvm.config",
+    ".mvn/maven.config",
+    ".mvn/extensions.xml",
+    ".mvn/wrapper/maven-wrapper.properties",
+    "gradle/wrapper/gradle-wrapper.properties",
+    ".bazelrc",
+    ".yarnrc.yml",
+    ".yarnrc",
+    ".pnpmfile.cjs",
+    ".mise.toml",
+    ".mise.local.toml",
+    "mise.toml",
+    "mise.local.toml",
+    ".tool-versions",
+    "rust-toolchain.toml",
+    "rust-toolchain",
 ];
 
 /// Inside a git directory: write-protected entries `(name, is_dir)`.

@@ -1166,12 +1166,17 @@ fn hook_managers_editor_tasks_and_nested_repositories_are_read_only() {
     fs::write(s.path("project/.husky/pre-commit"), "npm test\n").expect("husky");
     fs::write(s.path("project/.vscode/tasks.json"), "{}\n").expect("tasks");
     fs::write(s.path("project/.envrc"), "use nix\n").expect("envrc");
+    fs::create_dir_all(s.path("project/.cargo")).expect("mkdir");
+    fs::write(s.path("project/.cargo/config.toml"), "[build]\n").expect("cargo");
+    fs::write(s.path("project/rust-toolchain.toml"), "[toolchain]\n").expect("rt");
     fs::write(s.path("project/r1/.git/HEAD"), "ref: refs/heads/main\n").expect("head");
     fs::write(s.path("project/r1/.git/config"), "[core]\n").expect("config");
     let o = s.sh(
         "build",
         "echo 'touch /tmp/x' >> .husky/pre-commit; echo '{\"x\":1}' > .vscode/tasks.json; \
          echo 'curl x' >> .envrc; echo evil > r1/.git/hooks/pre-commit; \
+         echo 'rustc-wrapper = \"/tmp/w\"' >> .cargo/config.toml; \
+         echo 'path = \"/tmp/t\"' >> rust-toolchain.toml; \
          echo '[core] fsmonitor = x' >> r1/.git/config; \
          echo ok > r1/src/a.rs; echo ok > r1/.git/objects/ok; mkdir -p .idea; echo ok > .idea/x; true",
     );
@@ -1179,6 +1184,11 @@ fn hook_managers_editor_tasks_and_nested_repositories_are_read_only() {
     assert_eq!(read(&s.path("project/.husky/pre-commit")), "npm test\n");
     assert_eq!(read(&s.path("project/.vscode/tasks.json")), "{}\n");
     assert_eq!(read(&s.path("project/.envrc")), "use nix\n");
+    assert_eq!(read(&s.path("project/.cargo/config.toml")), "[build]\n");
+    assert_eq!(
+        read(&s.path("project/rust-toolchain.toml")),
+        "[toolchain]\n"
+    );
     assert!(!s.path("project/r1/.git/hooks/pre-commit").exists());
     assert_eq!(read(&s.path("project/r1/.git/config")), "[core]\n");
     // the rest stays writable: the nested repository's objects and files,

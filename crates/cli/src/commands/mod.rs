@@ -13,7 +13,7 @@ pub mod exec;
 pub mod explain;
 pub mod hostinfo;
 pub mod install;
-pub mod repo_watch;
+pub mod run_watch;
 pub mod sandbox;
 pub mod serve;
 pub mod session;

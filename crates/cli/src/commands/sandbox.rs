@@ -32,7 +32,7 @@ use shellgate_policy::model::SHELL_TOOL;
 use shellgate_sandbox::{Confinement, Profile, EXIT_CANNOT_CONFINE};
 use shellgate_store::state::{is_valid_session_id, StateDb};
 
-use super::repo_watch;
+use super::run_watch;
 use crate::edge::{self, Homes};
 
 /// The profiles of SPEC §18.1.
@@ -193,10 +193,10 @@ fn run_recorded(homes: &Homes, a: &SandboxArgs) -> u8 {
     }
     cmd.arg("--").args(&a.command);
     // The repository as the run finds it (compared once every process of
-    // the run has ended: `repo_watch`).
+    // the run has ended: `run_watch`).
     let watched = project_dir(homes, a)
         .ok()
-        .and_then(|p| repo_watch::RepoState::read(&p));
+        .map(|p| run_watch::RunWatch::before(&p));
     let status = match cmd.status() {
         Ok(s) => s,
         Err(e) => {
@@ -209,7 +209,9 @@ fn run_recorded(homes: &Homes, a: &SandboxArgs) -> u8 {
     let left = watched.map(|w| w.after_run()).unwrap_or_default();
     if !left.is_empty() {
         for why in &left {
-            eprintln!("shellgate sandbox: the run changed the repository for later, unconfined git: {why}");
+            eprintln!(
+                "shellgate sandbox: the run left something for later, unconfined tools: {why}"
+            );
         }
         eprintln!(
             "shellgate sandbox: the run counts as failed; the next identical call asks a human"

@@ -14,6 +14,14 @@
 //!   `git status` and `git diff`, the views a human reviews an agent's work
 //!   with (a line added to the Makefile that the next `make` runs).
 //!
+//! The same holds for configuration files other tools read from the project
+//! root and run programs from, which a run could *create* where none was
+//! (the sandbox keeps existing ones read-only): `.npmrc` (`script-shell`),
+//! `.yarnrc.yml` (`yarnPath`), `.cargo/config.toml` (`rustc-wrapper`),
+//! `rust-toolchain.toml` (a toolchain `path`), mise and asdf files, `.envrc`,
+//! hook managers' configs, editors' task files. Often ignored by git, such a
+//! file would not even show in `git status`. One the run created is removed.
+//!
 //! None of these can be kept from being *created* by the kernel without
 //! making `.git` read-only. So `shellgate sandbox --record` (the parent
 //! outside the sandbox, which waits until every process of the run has
@@ -33,6 +41,94 @@ use shellgate_policy::{git_index, repo};
 const MAX_INDEX_BYTES: u64 = 256 << 20;
 /// Most entries listed from an index.
 const MAX_ENTRIES: usize = 4_000_000;
+
+/// Files at the project root that make a tool run other programs, and
+/// that no build or test creates: removed when a sandboxed run created them.
+const TOOL_CONFIGS: &[&str] = &[
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pnpmfile.cjs",
+    ".cargo/config.toml",
+    ".cargo/config",
+    ".mvn/jvm.config",
+    ".mvn/maven.config",
+    ".mvn/extensions.xml",
+    ".bazelrc",
+    ".mise.toml",
+    ".mise.local.toml",
+    "mise.toml",
+    "mise.local.toml",
+    ".tool-versions",
+    "rust-toolchain.toml",
+    "rust-toolchain",
+    ".envrc",
+    ".pre-commit-config.yaml",
+    ".lefthook.yml",
+    ".lefthook.yaml",
+    "lefthook.yml",
+    "lefthook.yaml",
+    ".vscode/tasks.json",
+    ".vscode/settings.json",
+    ".devcontainer.json",
+    ".devcontainer/devcontainer.json",
+];
+
+/// What is compared around a sandboxed run.
+#[derive(Debug)]
+pub struct RunWatch {
+    project: PathBuf,
+    repo: Option<RepoState>,
+    /// [`TOOL_CONFIGS`] absent before the run.
+    absent: Vec<&'static str>,
+}
+
+impl RunWatch {
+    /// The project as the run finds it.
+    pub fn before(project: &Path) -> RunWatch {
+        RunWatch {
+            project: project.to_path_buf(),
+            repo: RepoState::read(project),
+            absent: TOOL_CONFIGS
+                .iter()
+                .copied()
+                .filter(|rel| std::fs::symlink_metadata(project.join(rel)).is_err())
+                .collect(),
+        }
+    }
+
+    /// What the run left for later tools (after undoing what can be
+    /// undone). Empty: nothing.
+    pub fn after_run(&self) -> Vec<String> {
+        let mut found = self
+            .repo
+            .as_ref()
+            .map(RepoState::after_run)
+            .unwrap_or_default();
+        for rel in &self.absent {
+            let p = self.project.join(rel);
+            let Ok(m) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            let removed = if m.is_dir() {
+                Err(std::io::Error::other("it is a directory"))
+            } else {
+                std::fs::remove_file(&p)
+            };
+            found.push(match removed {
+                Ok(()) => format!(
+                    "it created {} (a tool reads it and runs what it names); removed",
+                    p.display()
+                ),
+                Err(e) => format!(
+                    "it created {} (a tool reads it and runs what it names), which cannot be removed: {e}",
+                    p.display()
+                ),
+            });
+        }
+        found
+    }
+}
 
 /// The repository facts compared around a sandboxed run.
 #[derive(Debug)]
