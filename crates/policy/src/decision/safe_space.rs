@@ -239,8 +239,12 @@ fn git_repo_trusted(inv: &analyze::Invocation, ctx: &Context, roots: &[String]) 
     if repo::user_config_diffs_submodules(ctx.fs, &ctx.home) {
         return false;
     }
+    // The project (last) first: git in the project opens its repository,
+    // judged against the project alone; the session directory then needs
+    // no resolving. `any` answers the same in either order.
     roots
         .iter()
+        .rev()
         .any(|r| repo::repo_is_trusted(ctx.fs, e, r, git_dir.as_deref()).is_ok())
 }
 
