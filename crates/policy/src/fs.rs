@@ -183,14 +183,19 @@ impl Fs for OsFs {
 
     fn read_file(&self, path: &str, max: usize) -> io::Result<Vec<u8>> {
         use std::io::Read;
-        if !std::fs::metadata(path)?.is_file() {
+        let meta = std::fs::metadata(path)?;
+        if !meta.is_file() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "not a regular file",
             ));
         }
         let f = std::fs::File::open(path)?;
-        let mut out = Vec::new();
+        // Room for the whole file as it was and one byte more: one read
+        // fills it and the next sees its end (an empty buffer grows from 32
+        // bytes, one read per doubling). The bound is `take`'s, as before.
+        let size = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+        let mut out = Vec::with_capacity(size.min(max).saturating_add(1));
         f.take(max as u64 + 1).read_to_end(&mut out)?;
         Ok(out)
     }

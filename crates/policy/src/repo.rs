@@ -341,8 +341,9 @@ fn classify(
 ) -> Result<Vec<(String, Option<String>)>, String> {
     let own_dotgit = format!("{}/.git", kp.trim_end_matches('/'));
     // The project's git directory (a submodule checkout's lies in its
-    // superproject's `.git/modules`).
-    let own_gitdir = match own_git_dir(fs, kp) {
+    // superproject's `.git/modules`). Its own discovery, asked only by the
+    // two readings that compare with it (none when nothing was found).
+    let own_gitdir = || match own_git_dir(fs, kp) {
         Ok(Some(g)) => g,
         _ => own_dotgit.clone(),
     };
@@ -391,6 +392,7 @@ fn classify(
                 // must be the project's own, or a submodule's or worktree's
                 // git directory under it — not anything else below `.git`
                 // (`.git/refs/x`, `.git/objects/…` are written by any run).
+                let own_gitdir = own_gitdir();
                 if gitdir == own_gitdir || own_module_or_worktree(&gitdir, &own_gitdir) {
                     return Ok(vec![(gitdir, Some(at))]);
                 }
@@ -401,6 +403,7 @@ fn classify(
             Err(format!("{at} is a repository outside the project"))
         }
         Some(Found::Bare(d)) => {
+            let own_gitdir = own_gitdir();
             if d == own_gitdir || own_module_or_worktree(&d, &own_gitdir) {
                 Ok(vec![(d, None)])
             } else if inside(&d) {

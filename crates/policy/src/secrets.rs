@@ -87,7 +87,26 @@ const ORDINARY_EXTENSIONS: &[&str] = &[
 /// Whether a base name looks like a secret (§8.3, §15.3, §15.19). A public
 /// key (`*.pub`) never does.
 pub fn is_secret_name(name: &str) -> bool {
-    let n = name.to_lowercase();
+    let n = lower(name);
+    is_secret_lower_name(&n)
+}
+
+/// `text` lower-cased as [`str::to_lowercase`] does, without its Unicode
+/// tables for ASCII text (the same result there) and without a copy when
+/// nothing changes.
+fn lower(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.is_ascii() {
+        return std::borrow::Cow::Owned(text.to_lowercase());
+    }
+    if text.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(text.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// [`is_secret_name`] of a name already lower-cased.
+fn is_secret_lower_name(n: &str) -> bool {
     if n.is_empty() || n.ends_with(".pub") {
         return false;
     }
@@ -99,7 +118,80 @@ pub fn is_secret_name(name: &str) -> bool {
                 .rsplit_once('.')
                 .is_some_and(|(_, ext)| ORDINARY_EXTENSIONS.contains(&ext));
     }
-    SECRET_NAMES.iter().any(|g| star_match(g, &n))
+    let (Some(&first), Some(&last)) = (n.as_bytes().first(), n.as_bytes().last()) else {
+        return false;
+    };
+    secret_name_patterns()
+        .iter()
+        .any(|g| g.may_match(first, last) && g.matches(n))
+}
+
+/// One entry of [`SECRET_NAMES`] split as [`star_match`] splits it, once.
+struct StarPattern {
+    /// No `*`: the whole name.
+    exact: bool,
+    first: &'static str,
+    middle: Vec<&'static str>,
+    last: &'static str,
+}
+
+impl StarPattern {
+    fn new(pattern: &'static str) -> StarPattern {
+        let Some((first, tail)) = pattern.split_once('*') else {
+            return StarPattern {
+                exact: true,
+                first: pattern,
+                middle: Vec::new(),
+                last: "",
+            };
+        };
+        let (middle, last) = tail.rsplit_once('*').unwrap_or(("", tail));
+        StarPattern {
+            exact: false,
+            first,
+            middle: middle.split('*').filter(|p| !p.is_empty()).collect(),
+            last,
+        }
+    }
+
+    /// A necessary condition for [`StarPattern::matches`] on a non-empty
+    /// name, from its first and last bytes: the prefix's first byte, the
+    /// suffix's last byte (most patterns are rejected here).
+    fn may_match(&self, first: u8, last: u8) -> bool {
+        let starts = self.first.as_bytes().first().is_none_or(|&b| b == first);
+        let tail = if self.exact { self.first } else { self.last };
+        starts && tail.as_bytes().last().is_none_or(|&b| b == last)
+    }
+
+    /// [`star_match`] of this pattern.
+    fn matches(&self, name: &str) -> bool {
+        if self.exact {
+            return name == self.first;
+        }
+        let Some(mut rest) = name.strip_prefix(self.first) else {
+            return false;
+        };
+        for p in &self.middle {
+            // `str::find` without its searcher's set-up (most of the cost
+            // for these short needles): the first occurrence, byte-wise.
+            // An ASCII piece never starts or ends inside a character.
+            match rest
+                .as_bytes()
+                .windows(p.len())
+                .position(|w| w == p.as_bytes())
+            {
+                Some(i) => rest = &rest[i + p.len()..],
+                None => return false,
+            }
+        }
+        rest.ends_with(self.last)
+    }
+}
+
+/// [`SECRET_NAMES`], split once for [`is_secret_name`].
+fn secret_name_patterns() -> &'static [StarPattern] {
+    static PATTERNS: std::sync::OnceLock<Vec<StarPattern>> = std::sync::OnceLock::new();
+    PATTERNS.get_or_init(|| SECRET_NAMES.iter().map(|g| StarPattern::new(g)).collect())
 }
 
 /// Whether `name` matches `pattern`, a glob whose only wildcard is `*`
@@ -107,7 +199,9 @@ pub fn is_secret_name(name: &str) -> bool {
 /// the general matcher): the text before the first `*` is a prefix, the
 /// text after the last one a suffix, the pieces between appear in order.
 /// Byte-wise: the literal pieces are ASCII, so a match never starts or
-/// ends inside a multi-byte character.
+/// ends inside a multi-byte character. (The reference for [`StarPattern`],
+/// which splits each pattern once.)
+#[cfg(test)]
 fn star_match(pattern: &str, name: &str) -> bool {
     let Some((first, tail)) = pattern.split_once('*') else {
         return name == pattern;
@@ -129,15 +223,15 @@ fn star_match(pattern: &str, name: &str) -> bool {
 /// base name, a secret store it lies in (`.ssh/`, `.aws/`, …, public keys
 /// excepted), or a secret file by its last segments (`.kube/config`).
 pub fn is_secret_path(path: &str) -> bool {
-    let lower = path.to_lowercase();
-    let segs: Vec<&str> = lower
+    let lowered = lower(path);
+    let segs: Vec<&str> = lowered
         .split('/')
         .filter(|s| !s.is_empty() && *s != ".")
         .collect();
     let Some(last) = segs.last() else {
         return false;
     };
-    if is_secret_name(last) {
+    if is_secret_lower_name(&lower(last)) {
         return true;
     }
     if last.ends_with(".pub") {
@@ -517,6 +611,11 @@ mod tests {
             for n in names {
                 let chars: Vec<char> = n.chars().collect();
                 assert_eq!(star_match(g, n), p.matches_chars(&chars), "{g} {n}");
+                let sp = StarPattern::new(g);
+                assert_eq!(sp.matches(n), star_match(g, n), "{g} {n}");
+                if let (Some(&f), Some(&l)) = (n.as_bytes().first(), n.as_bytes().last()) {
+                    assert!(sp.may_match(f, l) || !sp.matches(n), "{g} {n}");
+                }
             }
         }
     }

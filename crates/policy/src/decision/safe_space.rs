@@ -224,8 +224,12 @@ fn git_repo_trusted(inv: &analyze::Invocation, ctx: &Context, roots: &[String]) 
         return false;
     }
     let git_dir = git_dir_option(inv);
+    // The project (last) first: git in the project opens its repository,
+    // judged against the project alone; the session directory then needs
+    // no resolving. `any` answers the same in either order.
     roots
         .iter()
+        .rev()
         .any(|r| repo::repo_is_trusted(ctx.fs, e, r, git_dir.as_deref()).is_ok())
 }
 
@@ -253,6 +257,7 @@ pub(super) fn git_repo_unsound_inside(inv: &analyze::Invocation, ctx: &Context) 
     let git_dir = git_dir_option(inv);
     !roots
         .iter()
+        .rev()
         .any(|r| repo::repo_is_trusted(ctx.fs, e, r, git_dir.as_deref()).is_ok())
 }
 
