@@ -60,8 +60,10 @@ const EDIT_WRITERS: &[&str] = &["cp", "mv", "mkdir", "touch", "rmdir", "patch", 
 /// tools the project installed (a virtualenv's, node's local bin).
 pub(crate) const ENV_BINS: &[&str] = &["/.venv/bin", "/venv/bin", "/node_modules/.bin"];
 
-/// Build-tool wrapper scripts a project carries by convention.
-const PROJECT_WRAPPERS: &[&str] = &["gradlew", "mvnw"];
+/// Build-tool wrapper scripts a project carries by convention, judged as
+/// the tool they wrap (`bin/rails test` as `rails test`: `bin/rails
+/// credentials:show` or `bin/rails runner CODE` is not a build).
+const PROJECT_WRAPPERS: &[&str] = &["gradlew", "mvnw", "rails"];
 
 /// `tee` options that change nothing but how it writes.
 const TEE_OPTIONS: &[&str] = &[
