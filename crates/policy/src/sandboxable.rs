@@ -296,11 +296,18 @@ fn build_fit(p: &Parsed, args: &[Arg]) -> Fit {
         || writes_unnamed(p)
         || changes_the_toolchain(p, args)
         || names_a_stop_target(p, args)
+        || opens_a_shell(p)
     {
         Fit::No
     } else {
         Fit::Build
     }
+}
+
+/// A build tool given no command opens its interactive shell (`sbt`
+/// alone reads commands from standard input): not a build.
+fn opens_a_shell(p: &Parsed) -> bool {
+    p.program.id == "sbt" && p.positionals.is_empty()
 }
 
 /// Build targets that publish, deploy or release: they need the network
