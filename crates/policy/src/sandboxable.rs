@@ -62,8 +62,10 @@ const EDIT_WRITERS: &[&str] = &[
 /// tools the project installed (a virtualenv's, node's local bin).
 pub(crate) const ENV_BINS: &[&str] = &["/.venv/bin", "/venv/bin", "/node_modules/.bin"];
 
-/// Build-tool wrapper scripts a project carries by convention.
-const PROJECT_WRAPPERS: &[&str] = &["gradlew", "mvnw"];
+/// Build-tool wrapper scripts a project carries by convention, judged as
+/// the tool they wrap (`bin/rails test` as `rails test`: `bin/rails
+/// credentials:show` or `bin/rails runner CODE` is not a build).
+const PROJECT_WRAPPERS: &[&str] = &["gradlew", "mvnw", "rails"];
 
 /// git subcommands that talk to a remote.
 const GIT_NETWORK: &[&str] = &[
@@ -273,11 +275,18 @@ fn build_fit(p: &Parsed, args: &[Arg]) -> Fit {
         || writes_unnamed(p)
         || changes_the_toolchain(p, args)
         || names_a_stop_target(p, args)
+        || opens_a_shell(p)
     {
         Fit::No
     } else {
         Fit::Build
     }
+}
+
+/// A build tool given no command opens its interactive shell (`sbt`
+/// alone reads commands from standard input): not a build.
+fn opens_a_shell(p: &Parsed) -> bool {
+    p.program.id == "sbt" && p.positionals.is_empty()
 }
 
 /// Build targets that publish, deploy or release: they need the network

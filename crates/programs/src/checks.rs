@@ -16,6 +16,8 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "localrev" => local_rev(text),
         "commitrev" => commit_rev(text),
         "noatfile" => no_at_file(text),
+        "msbuild" => msbuild_operand(text),
+        "sbt" => sbt_command(text),
         "none" => Err("program text is never read-only here".into()),
         _ => Err(format!("no validator named {name}")),
     }
@@ -110,6 +112,90 @@ pub fn no_at_file(text: &str) -> Result<(), String> {
         ))
     } else {
         Ok(())
+    }
+}
+
+/// An operand of `dotnet build`/`dotnet test` that names a project,
+/// solution, directory or assembly, never what the dotnet CLI hands on to
+/// MSBuild or the test platform: a switch (`/p:RestoreSources=URL`,
+/// `/t:Publish`, `/restore`), a response file (`@x.rsp`), or a
+/// `NAME=VALUE` run setting after `--` (`RunConfiguration.TestAdaptersPaths=…`
+/// loads assemblies).
+pub fn msbuild_operand(text: &str) -> Result<(), String> {
+    let switch = text.strip_prefix('/').is_some_and(|rest| {
+        let name = rest.split(':').next().unwrap_or("");
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphabetic())
+    });
+    if text.is_empty() || text.starts_with(['@', '-']) || text.contains('=') || switch {
+        Err(format!(
+            "`{text}` is handed on to MSBuild or the test platform"
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// sbt commands that compile, test, check formatting or package the
+/// project (`test`, `core/Test/compile`, `testOnly a.B -- -z x`, `; clean ;
+/// test`): never `eval`/`set`/`console` (Scala code or a REPL),
+/// `publish`, `reload`, `++VERSION` (another Scala version), `~test` (runs
+/// until stopped) or a plugin loaded from a file.
+pub fn sbt_command(text: &str) -> Result<(), String> {
+    const TASKS: &[&str] = &[
+        "compile",
+        "test",
+        "testOnly",
+        "testQuick",
+        "testFull",
+        "clean",
+        "package",
+        "doc",
+        "scalafmtCheck",
+        "scalafmtCheckAll",
+        "scalafmtSbtCheck",
+        "scalafmt",
+        "scalafmtAll",
+        "scalafmtSbt",
+        "headerCheck",
+        "headerCheckAll",
+        "scalastyle",
+        "coverage",
+        "coverageOff",
+        "coverageReport",
+        "coverageAggregate",
+    ];
+    /// Tasks whose arguments name tests (and the framework's options).
+    const WITH_ARGS: &[&str] = &["testOnly", "testQuick"];
+    let ident = |s: &str| {
+        s.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    };
+    let mut any = false;
+    for part in text.split(';') {
+        let part = part.trim();
+        if part.is_empty() {
+            continue;
+        }
+        any = true;
+        let (head, args) = match part.split_once(char::is_whitespace) {
+            Some((h, a)) => (h, a.trim()),
+            None => (part, ""),
+        };
+        // `[project/][Config/]task`, the old `config:task` too.
+        let segs: Vec<&str> = head.split(['/', ':']).collect();
+        let Some((task, scope)) = segs.split_last() else {
+            return Err(format!("`{part}` is not an sbt command"));
+        };
+        let known = TASKS.contains(task) && scope.iter().all(|s| ident(s));
+        if !known || (!args.is_empty() && !WITH_ARGS.contains(task)) {
+            return Err(format!("`{part}` is not a build or test command of sbt"));
+        }
+    }
+    if any {
+        Ok(())
+    } else {
+        Err("an empty sbt command".into())
     }
 }
 
@@ -709,6 +795,67 @@ mod tests {
             "\"a\\(\"b\\(env)\")\"",
         ] {
             assert!(jq(bad).is_err(), "{bad} should fail");
+        }
+    }
+
+    #[test]
+    fn msbuild_operands() {
+        for ok in [
+            "App.csproj",
+            "src/App/App.csproj",
+            "x.sln",
+            ".",
+            "/home/u/p/x.csproj",
+            "bin/Debug/net8.0/T.dll",
+        ] {
+            assert!(msbuild_operand(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "/p:RestoreSources=https://evil.example/x",
+            "/t:Publish",
+            "/restore",
+            "@x.rsp",
+            "RunConfiguration.TestAdaptersPaths=/tmp/x",
+            "-p:X=1",
+            "",
+        ] {
+            assert!(msbuild_operand(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn sbt_commands() {
+        for ok in [
+            "test",
+            "compile",
+            "Test/compile",
+            "core/test",
+            "core/Test/compile",
+            "test:compile",
+            "testOnly com.x.FooSpec -- -z bar",
+            "; clean ; test",
+            "scalafmtCheckAll",
+        ] {
+            assert!(sbt_command(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "publish",
+            "publishLocal",
+            "eval sys.exit(1)",
+            "set every version := \"x\"",
+            "console",
+            "~test",
+            "++2.13.12 test",
+            "+test",
+            "reload plugins",
+            "test; publish",
+            "compile extra",
+            "run",
+            "",
+            ";",
+            "core/../test",
+        ] {
+            assert!(sbt_command(bad).is_err(), "{bad}");
         }
     }
 }
