@@ -421,10 +421,13 @@ pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Opti
         tokens.push(r.text(at).unwrap_or_default().to_string());
     }
     let leaf = p.leaf();
-    // Only options, all known, and no subcommand (`dotnet --info`, `git
-    // --version`): the program itself is the verb, as for a program the
-    // model does not know (§15.20: no verb-like word after a flag).
-    let only_options = p.sub_at.is_empty()
+    // A program that acts only through a subcommand, called with known
+    // options and none (`dotnet --info`, `git --version`): the program
+    // itself is the verb, as for a program the model does not know (§15.20:
+    // no verb-like word after a flag). A program that acts without one
+    // (`vercel --prod` deploys) is not named by its bare name.
+    let only_options = leaf.sub_required
+        && p.sub_at.is_empty()
         && p.positionals.is_empty()
         && p.problems.is_empty()
         && !p.opts.is_empty();
