@@ -421,7 +421,17 @@ pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Opti
         tokens.push(r.text(at).unwrap_or_default().to_string());
     }
     let leaf = p.leaf();
-    let mut named = !leaf.sub_required || leaf.subs.is_empty();
+    // A program that acts only through a subcommand, called with known
+    // options and none (`dotnet --info`, `git --version`): the program
+    // itself is the verb, as for a program the model does not know (§15.20:
+    // no verb-like word after a flag). A program that acts without one
+    // (`vercel --prod` deploys) is not named by its bare name.
+    let only_options = leaf.sub_required
+        && p.sub_at.is_empty()
+        && p.positionals.is_empty()
+        && p.problems.is_empty()
+        && !p.opts.is_empty();
+    let mut named = !leaf.sub_required || leaf.subs.is_empty() || only_options;
     // Where the §4.1 walk starts: right after the last subcommand word, or,
     // for nodes whose operands are targets, at the first target.
     let mut next = p.sub_at.last().map_or(1, |a| a + 2);
@@ -506,7 +516,7 @@ pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Opti
         named = false;
     }
     // A bare program whose subcommand the walk could not name.
-    if tokens.len() == 1 && !leaf.subs.is_empty() {
+    if tokens.len() == 1 && !leaf.subs.is_empty() && !only_options {
         named = false;
     } else if tokens.len() > 1 && leaf.sub_required && !leaf.subs.is_empty() {
         // Named by the walk (a subcommand the model does not know).
