@@ -428,6 +428,11 @@ fn sandboxed_builds_cannot_arm_git_status() {
     assert_eq!(status(&t), "allow");
 
     let marker = format!("{}/PWNED", t.outside);
+    // A user's own tool config outside the project (must survive a run
+    // that links the project's `.cargo` to it).
+    let outside_cargo = format!("{}/cargo-home", t.outside);
+    std::fs::create_dir_all(&outside_cargo).expect("mkdir");
+    std::fs::write(format!("{outside_cargo}/config.toml"), "[build]\n").expect("cfg");
     let fsmonitor = format!("[core]\\n\\tfsmonitor = touch {marker}\\n");
     std::fs::write(
         format!("{}/Makefile", t.proj),
@@ -445,6 +450,8 @@ fn sandboxed_builds_cannot_arm_git_status() {
              \techo '\t@touch {marker}' >> Makefile.inc && git update-index --skip-worktree Makefile.inc\n\
              toolcfg:\n\
              \tmkdir -p .cargo && printf '[build]\\nrustc-wrapper = \"/tmp/w\"\\n' > .cargo/config.toml && echo 'script-shell=/tmp/w' > .npmrc\n\
+             linkcfg:\n\
+             \tln -s {outside_cargo} .cargo\n\
              commit:\n\
              \techo more >> README && git add README && git -c user.name=t -c user.email=t@t commit -qm two\n"
         ),
@@ -515,6 +522,15 @@ fn sandboxed_builds_cannot_arm_git_status() {
     );
     assert!(!Path::new(&format!("{}/.cargo/config.toml", t.proj)).exists());
     assert!(!Path::new(&format!("{}/.npmrc", t.proj)).exists());
+
+    std::fs::remove_dir_all(format!("{}/.cargo", t.proj)).expect("rm .cargo");
+    // A link on the way (`.cargo -> elsewhere`) is not followed by the
+    // removal: the file it reaches stays, the run fails.
+    let o = exec(&t, "make linkcfg");
+    assert_eq!(o.status.code(), Some(125), "{}", show(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("through a link"));
+    assert!(Path::new(&format!("{outside_cargo}/config.toml")).exists());
+    std::fs::remove_file(format!("{}/.cargo", t.proj)).expect("rm link");
 
     // Neighbour: an ordinary commit inside the sandbox is no such change.
     let o = exec(&t, "make commit");

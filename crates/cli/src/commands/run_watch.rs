@@ -107,6 +107,18 @@ impl RunWatch {
             .unwrap_or_default();
         for rel in &self.absent {
             let p = self.project.join(rel);
+            // Only a name in the project itself: a directory on the way
+            // replaced by a link (`.cargo -> ~/.cargo`) would otherwise make
+            // this unconfined parent remove the user's own file.
+            if !real_dirs_between(&self.project, rel) {
+                if std::fs::metadata(&p).is_ok() {
+                    found.push(format!(
+                        "{} now exists through a link on the way (left in place)",
+                        p.display()
+                    ));
+                }
+                continue;
+            }
             let Ok(m) = std::fs::symlink_metadata(&p) else {
                 continue;
             };
@@ -166,7 +178,10 @@ impl RepoState {
         let mut found = Vec::new();
         let git = self.project.join(".git");
         let commondir = git.join("commondir");
-        if !self.commondir && std::fs::symlink_metadata(&commondir).is_ok() {
+        if !self.commondir
+            && real_dirs_between(&self.project, ".git/commondir")
+            && std::fs::symlink_metadata(&commondir).is_ok()
+        {
             match std::fs::remove_file(&commondir) {
                 Ok(()) => found.push(format!(
                     "it created {} (git would take its config and hooks from elsewhere); removed",
@@ -203,6 +218,23 @@ impl RepoState {
         }
         found
     }
+}
+
+/// Whether every directory between `root` and `rel`'s last component is a
+/// real directory (no symbolic link).
+fn real_dirs_between(root: &Path, rel: &str) -> bool {
+    let mut at = root.to_path_buf();
+    let parts: Vec<&str> = rel.split('/').collect();
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.is_dir() => {}
+            // absent: nothing below it to remove
+            Err(_) => return true,
+            Ok(_) => return false,
+        }
+    }
+    true
 }
 
 /// Paths of the index entries marked skip-worktree or assume-unchanged.
