@@ -121,29 +121,36 @@ pub(crate) const PROJECT_CONTROL: &[(&str, bool)] = &[
 ];
 
 /// Files and directories in a project root that other programs run on
-/// their own, later and unconfined (git hook managers, editors' tasks,
-/// direnv, dev containers): write-protected where they exist.
+/// their own, later and unconfined (git hook managers' scripts, editors'
+/// tasks, dev containers, the wrappers' download locations):
+/// write-protected where they exist, as are [`TOOL_CONFIG_FILES`].
 pub(crate) const PROJECT_CONTROL_IF_PRESENT: &[&str] = &[
     ".husky",
     ".githooks",
     ".vscode",
     ".idea",
     ".devcontainer",
+    ".mvn/wrapper/maven-wrapper.properties",
+    "gradle/wrapper/gradle-wrapper.properties",
+];
+
+/// Configuration files at a project root that make a tool run programs
+/// they name (a wrapper, a toolchain path, a JVM agent, a package
+/// manager's own code, direnv's and hook managers' scripts), and that no
+/// build or test writes: read-only inside the sandbox where they exist;
+/// one a run creates is removed afterwards by `shellgate sandbox --record`.
+pub const TOOL_CONFIG_FILES: &[&str] = &[
     ".envrc",
     ".pre-commit-config.yaml",
     ".lefthook.yml",
     ".lefthook.yaml",
     "lefthook.yml",
     "lefthook.yaml",
-    // tool configuration that selects programs the tool runs (a wrapper, a
-    // toolchain path, a JVM agent, a package manager's own code)
     ".cargo/config.toml",
     ".cargo/config",
     ".mvn/jvm.config",
     ".mvn/maven.config",
     ".mvn/extensions.xml",
-    ".mvn/wrapper/maven-wrapper.properties",
-    "gradle/wrapper/gradle-wrapper.properties",
     ".bazelrc",
     ".yarnrc.yml",
     ".yarnrc",

@@ -117,6 +117,7 @@ mod macos;
 use std::convert::Infallible;
 use std::ffi::OsString;
 
+pub use data::TOOL_CONFIG_FILES;
 pub use plan::{CacheLayer, Confinement, ConfinementBuilder, Guard, Hidden, Kind, Profile};
 
 /// Exit status when the sandbox refuses to run the command because it cannot

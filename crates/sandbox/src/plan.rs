@@ -697,7 +697,10 @@ impl Resolver {
         // the human's next `git commit` ran it). Absent ones get no
         // placeholder: creating them needs the human's trust step (`direnv
         // allow`, an editor's workspace trust) or a hooksPath, guarded above.
-        for name in data::PROJECT_CONTROL_IF_PRESENT {
+        for name in data::PROJECT_CONTROL_IF_PRESENT
+            .iter()
+            .chain(data::TOOL_CONFIG_FILES)
+        {
             let p = root.join(name);
             if let Some(m) = lstat(&p) {
                 self.guard_entry(&p, m.is_dir())?;

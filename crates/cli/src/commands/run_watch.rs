@@ -42,70 +42,57 @@ const MAX_INDEX_BYTES: u64 = 256 << 20;
 /// Most entries listed from an index.
 const MAX_ENTRIES: usize = 4_000_000;
 
-/// Files at the project root that make a tool run other programs, and
-/// that no build or test creates: removed when a sandboxed run created them.
-const TOOL_CONFIGS: &[&str] = &[
-    ".npmrc",
-    ".yarnrc",
-    ".yarnrc.yml",
-    ".pnpmfile.cjs",
-    ".cargo/config.toml",
-    ".cargo/config",
-    ".mvn/jvm.config",
-    ".mvn/maven.config",
-    ".mvn/extensions.xml",
-    ".bazelrc",
-    ".mise.toml",
-    ".mise.local.toml",
-    "mise.toml",
-    "mise.local.toml",
-    ".tool-versions",
-    "rust-toolchain.toml",
-    "rust-toolchain",
-    ".envrc",
-    ".pre-commit-config.yaml",
-    ".lefthook.yml",
-    ".lefthook.yaml",
-    "lefthook.yml",
-    "lefthook.yaml",
-    ".vscode/tasks.json",
-    ".vscode/settings.json",
-    ".devcontainer.json",
-    ".devcontainer/devcontainer.json",
+/// Files a run must not leave behind where there were none, beyond
+/// [`shellgate_sandbox::TOOL_CONFIG_FILES`] (which the sandbox also keeps
+/// read-only where they exist): `.npmrc` (hidden inside as a secret, so
+/// only its creation is possible), editors' task and settings files, and
+/// `.git/commondir`.
+const CREATED_ALSO: &[(&str, &str)] = &[
+    (".npmrc", TOOL_RUNS),
+    (".vscode/tasks.json", TOOL_RUNS),
+    (".vscode/settings.json", TOOL_RUNS),
+    (".devcontainer.json", TOOL_RUNS),
+    (".devcontainer/devcontainer.json", TOOL_RUNS),
+    (
+        ".git/commondir",
+        "git would take its config and hooks from elsewhere",
+    ),
 ];
+
+/// Why a created tool configuration matters.
+const TOOL_RUNS: &str = "a tool reads it and runs what it names";
 
 /// What is compared around a sandboxed run.
 #[derive(Debug)]
 pub struct RunWatch {
     project: PathBuf,
     repo: Option<RepoState>,
-    /// [`TOOL_CONFIGS`] absent before the run.
-    absent: Vec<&'static str>,
+    /// The watched files absent before the run, with why each matters.
+    absent: Vec<(&'static str, &'static str)>,
 }
 
 impl RunWatch {
     /// The project as the run finds it.
     pub fn before(project: &Path) -> RunWatch {
+        let watched = shellgate_sandbox::TOOL_CONFIG_FILES
+            .iter()
+            .map(|rel| (*rel, TOOL_RUNS))
+            .chain(CREATED_ALSO.iter().copied());
         RunWatch {
             project: project.to_path_buf(),
             repo: RepoState::read(project),
-            absent: TOOL_CONFIGS
-                .iter()
-                .copied()
-                .filter(|rel| std::fs::symlink_metadata(project.join(rel)).is_err())
+            absent: watched
+                .filter(|(rel, _)| std::fs::symlink_metadata(project.join(rel)).is_err())
                 .collect(),
         }
     }
 
-    /// What the run left for later tools (after undoing what can be
-    /// undone). Empty: nothing.
+    /// What the run left for later tools, after undoing what can be undone
+    /// (a watched file it created is removed, before the repository is
+    /// judged again). Empty: nothing.
     pub fn after_run(&self) -> Vec<String> {
-        let mut found = self
-            .repo
-            .as_ref()
-            .map(RepoState::after_run)
-            .unwrap_or_default();
-        for rel in &self.absent {
+        let mut found = Vec::new();
+        for (rel, why) in &self.absent {
             let p = self.project.join(rel);
             // Only a name in the project itself: a directory on the way
             // replaced by a link (`.cargo -> ~/.cargo`) would otherwise make
@@ -119,24 +106,19 @@ impl RunWatch {
                 }
                 continue;
             }
-            let Ok(m) = std::fs::symlink_metadata(&p) else {
+            if std::fs::symlink_metadata(&p).is_err() {
                 continue;
-            };
-            let removed = if m.is_dir() {
-                Err(std::io::Error::other("it is a directory"))
-            } else {
-                std::fs::remove_file(&p)
-            };
-            found.push(match removed {
-                Ok(()) => format!(
-                    "it created {} (a tool reads it and runs what it names); removed",
-                    p.display()
-                ),
+            }
+            found.push(match std::fs::remove_file(&p) {
+                Ok(()) => format!("it created {} ({why}); removed", p.display()),
                 Err(e) => format!(
-                    "it created {} (a tool reads it and runs what it names), which cannot be removed: {e}",
+                    "it created {} ({why}), which cannot be removed: {e}",
                     p.display()
                 ),
             });
+        }
+        if let Some(repo) = &self.repo {
+            found.extend(repo.after_run());
         }
         found
     }
@@ -146,8 +128,6 @@ impl RunWatch {
 #[derive(Debug)]
 pub struct RepoState {
     project: PathBuf,
-    /// `.git/commondir` exists (`.git` a directory).
-    commondir: bool,
     /// The gate trusts the repository (`Err`: why not).
     trusted: Result<(), String>,
     /// Index entries git does not look at (`None`: no index read).
@@ -165,34 +145,15 @@ impl RepoState {
         let p = project.to_string_lossy();
         Some(RepoState {
             project: project.to_path_buf(),
-            commondir: std::fs::symlink_metadata(git.join("commondir")).is_ok(),
             trusted: repo::repo_is_trusted(&OsFs, &p, &p, None),
             hidden: hidden_entries(&git.join("index")),
         })
     }
 
-    /// What the run left that later unconfined git would act on, after
-    /// undoing what can be undone (a created `commondir` is removed). Empty:
+    /// What the run left that later unconfined git would act on. Empty:
     /// nothing.
     pub fn after_run(&self) -> Vec<String> {
         let mut found = Vec::new();
-        let git = self.project.join(".git");
-        let commondir = git.join("commondir");
-        if !self.commondir
-            && real_dirs_between(&self.project, ".git/commondir")
-            && std::fs::symlink_metadata(&commondir).is_ok()
-        {
-            match std::fs::remove_file(&commondir) {
-                Ok(()) => found.push(format!(
-                    "it created {} (git would take its config and hooks from elsewhere); removed",
-                    commondir.display()
-                )),
-                Err(e) => found.push(format!(
-                    "it created {} (git would take its config and hooks from elsewhere) and it cannot be removed: {e}",
-                    commondir.display()
-                )),
-            }
-        }
         let Some(now) = RepoState::read(&self.project) else {
             return found;
         };
