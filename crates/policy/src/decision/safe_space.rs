@@ -223,6 +223,17 @@ fn git_repo_trusted(inv: &analyze::Invocation, ctx: &Context, roots: &[String]) 
     if repo::user_config_diffs_submodules(ctx.fs, &ctx.home) {
         return false;
     }
+    opens_own_repository(inv, ctx, e, roots)
+}
+
+/// Whether git, run in `e`, opens a repository that is the project's own
+/// for some safe root ([`repo::repo_is_trusted`]).
+fn opens_own_repository(
+    inv: &analyze::Invocation,
+    ctx: &Context,
+    e: &str,
+    roots: &[String],
+) -> bool {
     let git_dir = git_dir_option(inv);
     // The project (last) first: git in the project opens its repository,
     // judged against the project alone; the session directory then needs
@@ -251,14 +262,7 @@ pub(super) fn git_repo_unsound_inside(inv: &analyze::Invocation, ctx: &Context) 
     };
     let ci = ci(ctx);
     let roots = safe_roots(ctx);
-    if !roots.iter().any(|r| within(e, r, ci)) {
-        return false;
-    }
-    let git_dir = git_dir_option(inv);
-    !roots
-        .iter()
-        .rev()
-        .any(|r| repo::repo_is_trusted(ctx.fs, e, r, git_dir.as_deref()).is_ok())
+    roots.iter().any(|r| within(e, r, ci)) && !opens_own_repository(inv, ctx, e, &roots)
 }
 
 /// The value of `--git-dir` among git's own options, before the subcommand.

@@ -121,36 +121,35 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
         .filter(|c| !c.named)
         .map(|c| c.verb.clone())
         .collect();
-    // A network client that reads a secret file sends it somewhere
-    // (`curl -d @.env URL`, `curl -T .env`): no grant of the client covers it.
-    for (inv, cc) in call.analysis.invocations.iter().zip(call.per_inv.iter()) {
-        let (Some(r), Some(c)) = (&inv.reading, cc) else {
-            continue;
-        };
-        let network = matches!(r.parsed.leaf().kind, shellgate_programs::Kind::Network)
-            || matches!(r.program().root.kind, shellgate_programs::Kind::Network);
-        let uploads_secret = c.touches.iter().any(|t| {
-            matches!(
-                t.role,
-                Some(shellgate_programs::Role::Read | shellgate_programs::Role::AtFile)
-            ) && super::safe_space::secret_looking(shellgate_shell::paths::basename(&t.path))
-        });
-        if network && uploads_secret && !out.unnamed_verbs.contains(&c.verb) {
-            out.unnamed_verbs.push(c.verb.clone());
-        }
-    }
-    // Git opening a repository inside the project that is not the
-    // project's own or not sound: no grant covers it.
+    // No grant covers a network client that reads a secret file (it sends
+    // it somewhere: `curl -d @.env URL`, `curl -T .env`), nor git opening a
+    // repository inside the project that is not the project's own or not
+    // sound (asked only of what a grant would have to cover: a safe call
+    // was judged already).
     for (inv, cc) in call.analysis.invocations.iter().zip(call.per_inv.iter()) {
         let Some(c) = cc else { continue };
-        // (only what a grant would have to cover: a safe call was judged)
-        let needs_grant = call
-            .cands
-            .iter()
-            .any(|x| x.verb == c.verb && !x.safe && !x.side_effect);
-        if needs_grant
-            && !out.unnamed_verbs.contains(&c.verb)
-            && super::safe_space::git_repo_unsound_inside(inv, ctx)
+        if out.unnamed_verbs.contains(&c.verb) {
+            continue;
+        }
+        let uploads_secret = inv.reading.as_ref().is_some_and(|r| {
+            let network = matches!(r.parsed.leaf().kind, shellgate_programs::Kind::Network)
+                || matches!(r.program().root.kind, shellgate_programs::Kind::Network);
+            network
+                && c.touches.iter().any(|t| {
+                    matches!(
+                        t.role,
+                        Some(shellgate_programs::Role::Read | shellgate_programs::Role::AtFile)
+                    ) && super::safe_space::secret_looking(shellgate_shell::paths::basename(
+                        &t.path,
+                    ))
+                })
+        });
+        let needs_grant = || {
+            call.cands
+                .iter()
+                .any(|x| x.verb == c.verb && !x.safe && !x.side_effect)
+        };
+        if uploads_secret || (needs_grant() && super::safe_space::git_repo_unsound_inside(inv, ctx))
         {
             out.unnamed_verbs.push(c.verb.clone());
         }
