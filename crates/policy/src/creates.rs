@@ -297,11 +297,34 @@ fn copy_like(
 }
 
 /// What the invocation creates, read from its argv (`cwd`: its effective
-/// directory).
+/// directory). A copied source written with a dynamic part (`$X/`,
+/// `` `dirname $0` ``) is not a path the gate can read: its creations carry
+/// no source (the verdict is unknown at once). Its static remainder must not be read
+/// instead: `$X/` would be `/`, and listing the whole file system stalled
+/// the call for the listing's time limit before ending unknown anyway.
 pub fn plan(fs: &dyn Fs, inv: &Invocation) -> Vec<Creation> {
     let Some(cwd) = inv.cwd.as_deref() else {
         return Vec::new();
     };
+    let mut out = plan_words(fs, cwd, inv);
+    let dynamic: Vec<String> = inv
+        .argv
+        .iter()
+        .skip(1)
+        .filter(|w| w.is_dynamic())
+        .map(|w| abs(cwd, &w.lossy_value()))
+        .collect();
+    if !dynamic.is_empty() {
+        for c in &mut out {
+            if c.source.as_ref().is_some_and(|s| dynamic.contains(s)) {
+                c.source = None;
+            }
+        }
+    }
+    out
+}
+
+fn plan_words(fs: &dyn Fs, cwd: &str, inv: &Invocation) -> Vec<Creation> {
     const CREATORS: &[&str] = &[
         "ln",
         "link",

@@ -646,7 +646,9 @@ impl<'a> Protected<'a> {
             CreateKind::Name => self.created(&target, &target, true),
             CreateKind::Tree => {
                 let Some(src) = source else {
-                    return Verdict::Unknown("the source is not local".into());
+                    return Verdict::Unknown(
+                        "the source is not a local path written without expansions".into(),
+                    );
                 };
                 let Some(k) = creates::existing(self.fs, src) else {
                     return Verdict::Unknown(format!("{src} does not exist yet"));
@@ -661,7 +663,9 @@ impl<'a> Protected<'a> {
             }
             CreateKind::Archive => {
                 let Some(src) = source else {
-                    return Verdict::Unknown("the archive comes from a pipe".into());
+                    return Verdict::Unknown(
+                        "the archive comes from a pipe or an expansion".into(),
+                    );
                 };
                 let Some(k) = creates::existing(self.fs, src) else {
                     return Verdict::Unknown(format!("{src} does not exist yet"));
@@ -673,7 +677,7 @@ impl<'a> Protected<'a> {
             }
             CreateKind::Patch => {
                 let Some(src) = source else {
-                    return Verdict::Unknown("the patch comes from a pipe".into());
+                    return Verdict::Unknown("the patch comes from a pipe or an expansion".into());
                 };
                 let Some(k) = creates::existing(self.fs, src) else {
                     return Verdict::Unknown(format!("{src} does not exist yet"));

@@ -355,3 +355,28 @@ fn argv_plans() {
         let _ = plan_of(cmd, &p);
     }
 }
+
+/// A source with an expansion is not read through its static remainder:
+/// `$X/` is not `/` (listing the whole file system stalled the call for the
+/// listing's time limit), `` `dirname $0`/tpl `` is not `/tpl`.
+#[test]
+fn dynamic_sources_carry_no_source() {
+    let t = tempfile::tempdir().unwrap();
+    let p = std::fs::canonicalize(t.path()).unwrap();
+    let p = p.to_str().unwrap().to_string();
+    for cmd in [
+        "mv $X/ dest",
+        "cp -r $X/ dest",
+        "cp -a \"$SRC\" .",
+        "rsync -a `dirname $0`/ dest",
+    ] {
+        let plans = plan_of(cmd, &p);
+        assert!(!plans.is_empty(), "{cmd}: no plan");
+        assert!(plans.iter().all(|c| c.source.is_none()), "{cmd}: {plans:?}");
+    }
+    // A static source next to a dynamic one keeps its own.
+    let plans = plan_of("cp -r tpl $X/ dest", &p);
+    assert!(plans
+        .iter()
+        .any(|c| c.source.as_deref() == Some(format!("{p}/tpl").as_str())));
+}
