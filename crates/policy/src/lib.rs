@@ -34,7 +34,6 @@ pub mod config;
 pub mod creates;
 pub mod decision;
 pub mod fs;
-pub mod git_index;
 pub mod hard_deny;
 pub mod model;
 pub mod prompt;

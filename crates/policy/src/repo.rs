@@ -10,6 +10,7 @@
 
 use std::io::ErrorKind;
 
+use shellgate_gitfmt as gitfmt;
 use shellgate_shell::paths;
 
 use crate::fs::{FileKind, Fs};
@@ -461,7 +462,7 @@ fn gitdir_is_sound(
     if data.len() > crate::creates::MAX_SOURCE_BYTES {
         return Err(format!("{index} is larger than the gate reads"));
     }
-    let idx = crate::git_index::parse(&data, crate::creates::MAX_ENTRIES)
+    let idx = gitfmt::index::parse(&data, crate::creates::MAX_ENTRIES)
         .map_err(|e| format!("{index}: {e}"))?;
     if let Some(ext) = idx.required_extensions.first() {
         return Err(format!(
@@ -592,10 +593,10 @@ pub fn git_reads_as_config(fs: &dyn Fs, path: &str, home: &str) -> bool {
         let Ok(data) = fs.read_file(&file, 1 << 20) else {
             continue;
         };
-        for (key, v) in config_paths(&String::from_utf8_lossy(&data)) {
+        for (key, v) in gitfmt::config::refs(&String::from_utf8_lossy(&data)) {
             let (base, is_dir) = match key {
-                ConfigPath::Include => (include_base.as_str(), false),
-                ConfigPath::HooksPath => (top.as_str(), true),
+                gitfmt::config::Ref::Include => (include_base.as_str(), false),
+                gitfmt::config::Ref::HooksPath => (top.as_str(), true),
             };
             let p = if let Some(rest) = v.strip_prefix("~/") {
                 format!("{home}/{rest}")
@@ -608,74 +609,6 @@ pub fn git_reads_as_config(fs: &dyn Fs, path: &str, home: &str) -> bool {
         }
     }
     false
-}
-
-/// The kinds of paths [`config_paths`] reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ConfigPath {
-    Include,
-    HooksPath,
-}
-
-/// The `include.path`/`includeIf.*.path` and `core.hooksPath` values of a
-/// git config file.
-fn config_paths(text: &str) -> Vec<(ConfigPath, String)> {
-    config_entries(text)
-        .into_iter()
-        .filter_map(|(section, key, v)| match (section.as_str(), key.as_str()) {
-            ("include" | "includeif", "path") => Some((ConfigPath::Include, v)),
-            ("core", "hookspath") => Some((ConfigPath::HooksPath, v)),
-            _ => None,
-        })
-        .collect()
-}
-
-/// The entries of a git config file as (section, key, value), section and
-/// key lower-cased (the section without its subsection), values read as git
-/// reads them (an unquoted `;` or `#` starts a comment, double quotes group,
-/// a backslash escapes). Empty values are left out.
-fn config_entries(text: &str) -> Vec<(String, String, String)> {
-    let mut out = Vec::new();
-    let mut section = String::new();
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            section = line
-                .trim_start_matches('[')
-                .split([']', ' ', '"', '.'])
-                .next()
-                .unwrap_or("")
-                .to_ascii_lowercase();
-            continue;
-        }
-        let Some((key, raw)) = line.split_once('=') else {
-            continue;
-        };
-        let mut v = String::new();
-        let mut quoted = false;
-        let mut chars = raw.trim().chars();
-        while let Some(c) = chars.next() {
-            match c {
-                '"' => quoted = !quoted,
-                '\\' => {
-                    if let Some(n) = chars.next() {
-                        v.push(match n {
-                            'n' => '\n',
-                            't' => '\t',
-                            other => other,
-                        });
-                    }
-                }
-                ';' | '#' if !quoted => break,
-                c => v.push(c),
-            }
-        }
-        let v = v.trim().to_string();
-        if !v.is_empty() {
-            out.push((section.clone(), key.trim().to_ascii_lowercase(), v));
-        }
-    }
-    out
 }
 
 /// The user's and the system's git config files, as git finds them.
@@ -700,9 +633,13 @@ fn user_config_files(home: &str) -> [(String, String); 3] {
 pub fn user_config_diffs_submodules(fs: &dyn Fs, home: &str) -> bool {
     user_config_files(home).iter().any(|(file, _)| {
         fs.read_file(file, 1 << 20).is_ok_and(|data| {
-            config_entries(&String::from_utf8_lossy(&data))
+            gitfmt::config::entries(&String::from_utf8_lossy(&data))
                 .iter()
-                .any(|(s, k, v)| s == "diff" && k == "submodule" && v.eq_ignore_ascii_case("diff"))
+                .any(|e| {
+                    e.section == "diff"
+                        && e.key == "submodule"
+                        && e.value.eq_ignore_ascii_case("diff")
+                })
         })
     })
 }

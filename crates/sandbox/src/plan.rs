@@ -1005,11 +1005,10 @@ fn hard_links(_m: &fs::Metadata) -> u64 {
     1
 }
 
-/// `core.hooksPath` from a git config file (the last value in a `[core]`
-/// section wins, as git reads it). Includes are not followed.
 /// What a git config file points to that git later reads or runs: its
 /// `core.hooksPath` (the last one) and the files its `include.path` and
-/// `includeIf.<cond>.path` entries name (as written).
+/// `includeIf.<cond>.path` entries name (as written). Includes are not
+/// followed here.
 #[derive(Default)]
 struct ConfigRefs {
     hooks_path: Option<String>,
@@ -1021,59 +1020,13 @@ fn git_config_refs(config: &Path) -> ConfigRefs {
     let Ok(text) = read_bounded(config, 1 << 20) else {
         return out;
     };
-    let mut section = String::new();
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            section = line
-                .trim_start_matches('[')
-                .split([']', ' ', '"', '.'])
-                .next()
-                .unwrap_or("")
-                .to_ascii_lowercase();
-            continue;
-        }
-        let Some((key, value)) = line.split_once('=') else {
-            continue;
-        };
-        let key = key.trim().to_ascii_lowercase();
-        let v = config_value(value);
-        if v.is_empty() {
-            continue;
-        }
-        let v = v.as_str();
-        match (section.as_str(), key.as_str()) {
-            ("core", "hookspath") => out.hooks_path = Some(v.to_string()),
-            ("include" | "includeif", "path") => out.includes.push(v.to_string()),
-            _ => {}
+    for (kind, v) in shellgate_gitfmt::config::refs(&text) {
+        match kind {
+            shellgate_gitfmt::config::Ref::HooksPath => out.hooks_path = Some(v),
+            shellgate_gitfmt::config::Ref::Include => out.includes.push(v),
         }
     }
     out
-}
-
-/// A git config value as git reads it: an unquoted `;` or `#` starts a
-/// comment, double quotes group, backslash escapes the next character.
-fn config_value(raw: &str) -> String {
-    let mut out = String::new();
-    let mut quoted = false;
-    let mut chars = raw.trim().chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => quoted = !quoted,
-            '\\' => {
-                if let Some(n) = chars.next() {
-                    out.push(match n {
-                        'n' => '\n',
-                        't' => '\t',
-                        other => other,
-                    });
-                }
-            }
-            ';' | '#' if !quoted => break,
-            c => out.push(c),
-        }
-    }
-    out.trim().to_string()
 }
 
 fn read_bounded(p: &Path, max: u64) -> io::Result<String> {

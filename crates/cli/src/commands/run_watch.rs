@@ -34,8 +34,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use shellgate_gitfmt::index as git_index;
 use shellgate_policy::fs::OsFs;
-use shellgate_policy::{git_index, repo};
+use shellgate_policy::repo;
 
 /// Largest index read (a larger one is not compared).
 const MAX_INDEX_BYTES: u64 = 256 << 20;

@@ -284,7 +284,7 @@ pub fn index_paths(fs: &dyn Fs, index: &str) -> Result<Vec<String>, String> {
 
 /// [`index_paths`] of an index held in memory.
 pub fn index_paths_of(d: &[u8]) -> Result<Vec<String>, String> {
-    Ok(crate::git_index::parse(d, MAX_ENTRIES)?
+    Ok(shellgate_gitfmt::index::parse(d, MAX_ENTRIES)?
         .entries
         .into_iter()
         .map(|e| e.path)
