@@ -166,4 +166,17 @@ impl CallArgs {
     pub fn command_text(&self) -> String {
         self.command.join(" ")
     }
+
+    /// The call as the policy reads it, the working directory written with
+    /// `~` expanded against the user's home.
+    pub fn request(&self, user_home: &str) -> shellgate_policy::Request {
+        shellgate_policy::Request {
+            tool: self.tool.clone(),
+            command: self.command_text(),
+            working_directory: self
+                .cwd
+                .as_ref()
+                .map(|c| crate::edge::normalize_dir(c, user_home)),
+        }
+    }
 }

@@ -58,15 +58,7 @@ pub fn run(homes: &Homes, a: &CheckArgs) -> Result<u8> {
     let policy = check_policy(homes, a)?;
     let mut edge = Edge::new(homes.clone());
     let ctx = edge::build_context(&mut edge, &a.call.flags())?;
-    let req = Request {
-        tool: a.call.tool.clone(),
-        command: a.call.command_text(),
-        working_directory: a
-            .call
-            .cwd
-            .as_ref()
-            .map(|c| edge::normalize_dir(c, &homes.user)),
-    };
+    let req = a.call.request(&homes.user);
     let d = edge::evaluate(&mut edge, &policy, &req, &ctx)?;
     let mut out = std::io::stdout().lock();
     if a.json {

@@ -42,15 +42,7 @@ pub fn run(homes: &Homes, a: &DecideArgs) -> Result<u8> {
         flags.channel = Some(Channel::Interactive);
     }
     let ctx = edge::build_context(&mut edge, &flags)?;
-    let req = Request {
-        tool: a.call.tool.clone(),
-        command: a.call.command_text(),
-        working_directory: a
-            .call
-            .cwd
-            .as_ref()
-            .map(|c| edge::normalize_dir(c, &homes.user)),
-    };
+    let req = a.call.request(&homes.user);
     let d = edge::evaluate(&mut edge, &policy, &req, &ctx)?;
     if d.decision != "ask" {
         if d.decision == "allow" && a.option != "deny" {
