@@ -606,6 +606,14 @@ fn grants_do_not_cover_git_in_a_planted_repository() {
             Some(vec!["approve_once".into(), "deny".into()]),
             "{cmd}"
         );
+        // The human reads why before answering Once.
+        assert!(
+            d.message.contains("no grant can cover it")
+                && d.message.contains("does not trust")
+                && d.message.contains("commondir"),
+            "{cmd}: {}",
+            d.message
+        );
     }
     fs::remove_file(t.sub("{P}/.git/commondir")).unwrap();
     expect(&t.check_with("git push", &ctx, &grants), "allow", "granted");

@@ -857,6 +857,7 @@ fn protected_below(policy: &Policy, ctx: &Context, call: &Call) -> Option<Decisi
         location: String::new(),
         display_verbs: Vec::new(),
         unnamed_verbs: Vec::new(),
+        cautions: Vec::new(),
     })
 }
 

@@ -22,7 +22,13 @@ pub(super) fn ask(out: &mut Decision, ctx: &Context) {
             None => format!("{} (no directory)", c.verb),
         })
         .collect();
-    let msg = format!("{} is not approved", missing.join(", "));
+    let mut msg = format!("{} is not approved", missing.join(", "));
+    if !out.cautions.is_empty() {
+        msg.push_str(&format!(
+            "; no grant can cover it: {}",
+            out.cautions.join("; ")
+        ));
+    }
     if !ctx.channel.is_interactive() {
         out.decision = "deny";
         out.reason = "channel_does_not_support_approval".into();

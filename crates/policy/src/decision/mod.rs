@@ -164,6 +164,11 @@ pub struct Decision {
     /// them; not serialized.
     #[serde(skip)]
     pub unnamed_verbs: Vec<String>,
+    /// Why no grant is offered for some of [`Decision::unnamed_verbs`]
+    /// (`verb: reason`), added to the ask's message so the human reads
+    /// it before answering Once; not serialized on their own.
+    #[serde(skip)]
+    pub cautions: Vec<String>,
 }
 
 impl Decision {
@@ -270,6 +275,7 @@ impl Base {
             location: String::new(),
             display_verbs: Vec::new(),
             unnamed_verbs: Vec::new(),
+            cautions: Vec::new(),
         }
     }
 }

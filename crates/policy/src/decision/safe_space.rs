@@ -234,14 +234,31 @@ fn opens_own_repository(
     e: &str,
     roots: &[String],
 ) -> bool {
+    own_repository(inv, ctx, e, roots).is_ok()
+}
+
+/// [`opens_own_repository`] with the reason when it does not (the
+/// project's: it is judged first).
+fn own_repository(
+    inv: &analyze::Invocation,
+    ctx: &Context,
+    e: &str,
+    roots: &[String],
+) -> Result<(), String> {
     let git_dir = git_dir_option(inv);
     // The project (last) first: git in the project opens its repository,
     // judged against the project alone; the session directory then needs
-    // no resolving. `any` answers the same in either order.
-    roots
-        .iter()
-        .rev()
-        .any(|r| repo::repo_is_trusted(ctx.fs, e, r, git_dir.as_deref()).is_ok())
+    // no resolving. Any root that trusts it answers the same in either order.
+    let mut first_err = None;
+    for r in roots.iter().rev() {
+        match repo::repo_is_trusted(ctx.fs, e, r, git_dir.as_deref()) {
+            Ok(()) => return Ok(()),
+            Err(why) => {
+                first_err.get_or_insert(why);
+            }
+        }
+    }
+    Err(first_err.unwrap_or_else(|| "no safe space to judge it against".into()))
 }
 
 /// Whether git would open, from inside a safe space, a repository that is
@@ -252,17 +269,19 @@ fn opens_own_repository(
 /// repository is planted there later" (helper-24: a sandboxed build left
 /// such a repository; a granted `git status` would have run it). A
 /// repository outside the safe spaces is the human's to judge: grants
-/// there hold as before.
-pub(super) fn git_repo_unsound_inside(inv: &analyze::Invocation, ctx: &Context) -> bool {
+/// there hold as before. `Some(why)` when it is unsound, so the human who
+/// is asked reads why no grant is offered.
+pub(super) fn git_repo_unsound_inside(inv: &analyze::Invocation, ctx: &Context) -> Option<String> {
     if inv.base() != "git" {
-        return false;
+        return None;
     }
-    let Some(e) = inv.cwd.as_deref() else {
-        return false;
-    };
+    let e = inv.cwd.as_deref()?;
     let ci = ci(ctx);
     let roots = safe_roots(ctx);
-    roots.iter().any(|r| within(e, r, ci)) && !opens_own_repository(inv, ctx, e, &roots)
+    if !roots.iter().any(|r| within(e, r, ci)) {
+        return None;
+    }
+    own_repository(inv, ctx, e, &roots).err()
 }
 
 /// The value of `--git-dir` among git's own options, before the subcommand.

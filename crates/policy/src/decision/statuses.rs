@@ -149,9 +149,17 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
                 .iter()
                 .any(|x| x.verb == c.verb && !x.safe && !x.side_effect)
         };
-        if uploads_secret || (needs_grant() && super::safe_space::git_repo_unsound_inside(inv, ctx))
-        {
+        let why = if uploads_secret {
+            Some("it sends a secret-looking file over the network".to_string())
+        } else if needs_grant() {
+            super::safe_space::git_repo_unsound_inside(inv, ctx)
+                .map(|why| format!("git would open a repository the gate does not trust ({why})"))
+        } else {
+            None
+        };
+        if let Some(why) = why {
             out.unnamed_verbs.push(c.verb.clone());
+            out.cautions.push(format!("{}: {why}", c.verb));
         }
     }
     out.candidates = call
