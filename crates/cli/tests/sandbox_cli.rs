@@ -654,3 +654,41 @@ fn hooks_rewrite_for_claude_code_and_ask_for_gemini() {
         .is_some_and(|r| r.contains("approval_required") && r.contains("cannot be found")));
     assert!(v.get("hookSpecificOutput").is_none(), "{v}");
 }
+
+/// `explain` says why a call was not sandboxed, so a human (or the person
+/// tuning a policy) need not guess from an ordinary ask.
+#[test]
+fn explain_says_why_a_call_is_not_sandboxed() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    let explain = |command: &str| {
+        let o = cmd(&t)
+            .args(["explain", "--session", "s1", "--project-dir", &t.proj])
+            .args(["--cwd", &t.proj, "--", command])
+            .output()
+            .expect("run explain");
+        String::from_utf8_lossy(&o.stdout).to_string()
+    };
+    let text = explain("make build");
+    assert!(text.contains("Sandbox: profile build"), "{text}");
+    for (command, why) in [
+        (
+            format!("make test > {}/log", t.outside),
+            "Sandbox: not offered: it names a path outside the project",
+        ),
+        (
+            "go run ./cmd/api &".to_string(),
+            "Sandbox: not offered: it leaves a job running after it returns",
+        ),
+        (
+            "npm publish".to_string(),
+            "Sandbox: not offered: a release or publishing step",
+        ),
+    ] {
+        let text = explain(&command);
+        assert!(text.contains("Decision: ask"), "{command}: {text}");
+        assert!(text.contains(why), "{command}: {text}");
+    }
+}

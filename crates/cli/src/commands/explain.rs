@@ -144,6 +144,11 @@ pub fn run(homes: &Homes, a: &CallArgs) -> Result<u8> {
             "Sandbox: profile {}, writable project {}\nRuns as: {}\n",
             sb.profile, sb.project_dir, sb.command
         ));
+    } else if let Some(why) = d.not_sandboxed.as_deref().filter(|_| d.decision == "ask") {
+        s.push_str(&format!(
+            "Sandbox: not offered: {why}
+"
+        ));
     }
     if let Some(h) = &d.hint {
         s.push_str(&format!("{h}\n"));

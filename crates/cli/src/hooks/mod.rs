@@ -858,6 +858,7 @@ fn protected_below(policy: &Policy, ctx: &Context, call: &Call) -> Option<Decisi
         display_verbs: Vec::new(),
         unnamed_verbs: Vec::new(),
         cautions: Vec::new(),
+        not_sandboxed: None,
     })
 }
 

@@ -169,6 +169,10 @@ pub struct Decision {
     /// it before answering Once; not serialized on their own.
     #[serde(skip)]
     pub cautions: Vec<String>,
+    /// Why the sandboxed layer (§18) did not allow the call, when it was
+    /// consulted (for `explain`); not serialized.
+    #[serde(skip)]
+    pub not_sandboxed: Option<String>,
 }
 
 impl Decision {
@@ -276,6 +280,7 @@ impl Base {
             display_verbs: Vec::new(),
             unnamed_verbs: Vec::new(),
             cautions: Vec::new(),
+            not_sandboxed: None,
         }
     }
 }

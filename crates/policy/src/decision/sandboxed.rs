@@ -107,8 +107,12 @@ pub fn sh_quote(s: &str) -> String {
 
 /// The sandboxed layer: `true` when the call is now allowed `sandboxed`.
 pub(super) fn sandboxed(call: &ShellCall, out: &mut Decision) -> bool {
-    let Some(run) = plan(call, out) else {
-        return false;
+    let run = match plan(call, out) {
+        Ok(run) => run,
+        Err(why) => {
+            out.not_sandboxed = Some(why.to_string());
+            return false;
+        }
     };
     out.decision = "allow";
     out.reason = "sandboxed".into();
@@ -120,25 +124,33 @@ pub(super) fn sandboxed(call: &ShellCall, out: &mut Decision) -> bool {
     true
 }
 
-fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
+fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
     let ctx = call.ctx;
-    let offer = call.policy.sandbox_offer()?;
-    if call.policy.config.sandbox_mode(ctx.audience) != SandboxMode::Auto
-        || ctx.os == Os::Windows
-        || call.analysis.is_complex()
-        || call.analysis.invocations.is_empty()
-        // The sandbox ends with the command: a job left in the background
-        // (a server for later commands, `go run ./cmd/api &`) would be
-        // killed at once and the call would seem to have worked. And a
-        // server confined there listens where no later command reaches it.
-        || call.analysis.background
+    let offer = call
+        .policy
+        .sandbox_offer()
+        .ok_or("this machine cannot confine commands (or the policy turns the sandbox off)")?;
+    if call.policy.config.sandbox_mode(ctx.audience) != SandboxMode::Auto {
+        return Err("the sandboxed allow is not on for this audience (policy.toml)");
+    }
+    if ctx.os == Os::Windows {
+        return Err("there is no sandbox on Windows");
+    }
+    if call.analysis.is_complex() || call.analysis.invocations.is_empty() {
+        return Err("the command is complex");
+    }
+    // The sandbox ends with the command: a job left in the background
+    // (a server for later commands, `go run ./cmd/api &`) would be
+    // killed at once and the call would seem to have worked. And a
+    // server confined there listens where no later command reaches it.
+    if call.analysis.background
         || call
             .analysis
             .invocations
             .iter()
             .any(|inv| inv.wrappers.iter().any(|w| w == "setsid"))
     {
-        return None;
+        return Err("it leaves a job running after it returns, which the sandbox would end");
     }
     // Where the command may write: the project, else the session directory.
     let session_dir = paths::normalize(&ctx.session_dir);
@@ -152,7 +164,9 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
         || paths::is_within(&home, &project)
         || (paths::is_within(&project, &gate) && !paths::is_within(&project, &session_dir))
     {
-        return None;
+        return Err(
+            "the project directory is /, the home or an ancestor of it, or in the gate's home",
+        );
     }
     let inside = |p: &str| {
         [&project, &session_dir]
@@ -186,19 +200,22 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
             {
                 continue;
             }
-            return None;
+            return Err("a command it runs (xargs, find -exec) is not judged on its own");
         };
         // Only what the command shows at its top level runs confined
         // without a human: not a write hidden in a substitution, not an
         // option or program text no grant covers, not a release step.
-        if !inv.uncovered.is_empty() || releases(&cc.verb) {
-            return None;
+        if !inv.uncovered.is_empty() {
+            return Err("an option or program text no grant covers");
+        }
+        if releases(&cc.verb) {
+            return Err("a release or publishing step");
         }
         // A credential's variable put into a word, a here-string or an
         // expanding heredoc (`git commit -m "$(cat <<< "$GITHUB_TOKEN")"`):
         // a human sees where it goes.
         if mentions_secret_variable(inv) {
-            return None;
+            return Err("it puts a credential's variable into its words");
         }
         // A command substitution runs confined too; it may only read
         // (`git commit -m "$(cat <<'EOF' …)"`, `make -j$(nproc)`): every
@@ -209,13 +226,13 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
             let read_only = mine.clone().next().is_some()
                 && mine.all(|c| matches!(c.status, Status::Safe | Status::SideEffect));
             if !read_only || writes_redirect(inv) {
-                return None;
+                return Err("a command substitution does more than read");
             }
             continue;
         }
         let f = fit(inv, &ctx.home, safe, &place);
         if f == Fit::No {
-            return None;
+            return Err("a program the sandbox does not run without a human (not a build, test or edit the model knows)");
         }
         let unapproved = cc.dirs.iter().any(|d| {
             out.candidates
@@ -228,7 +245,9 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
         match f {
             Fit::Build => build = true,
             Fit::Edit => {}
-            Fit::Passive | Fit::No => return None,
+            Fit::Passive | Fit::No => {
+                return Err("a program the sandbox does not run without a human (not a build, test or edit the model knows)")
+            }
         }
         // A word known only at run time could name anything; only an
         // option's value may be dynamic (`-j$(nproc)`).
@@ -255,7 +274,7 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
         // which the model never read (`make -j$(echo 1 deploy)`): only
         // double-quoted ones, or a substitution printing one number.
         if inv.argv.iter().skip(1).any(may_split) {
-            return None;
+            return Err("an unquoted expansion could split into words nobody read");
         }
         let dynamic_operand = inv.argv.iter().enumerate().any(|(i, w)| {
             w.expanded(&ctx.home).is_none()
@@ -263,7 +282,7 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
                 && !text_values.contains(&i)
         });
         if dynamic_operand {
-            return None;
+            return Err("an operand is known only at run time");
         }
         // Every path named — operands, redirects, the working directory,
         // option values the program model knows — lies in the project. (The
@@ -286,13 +305,22 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
             .filter(|t| !root_read(t))
             .map(|t| t.path.clone())
             .collect();
-        named.extend(model_paths(inv, &ctx.home)?);
+        named.extend(
+            model_paths(inv, &ctx.home)
+                .ok_or("a path an option names is known only at run time")?,
+        );
         if inv.cwd.is_none() || (named.is_empty() && cc.touches.is_empty()) {
-            return None;
+            return Err("it names no place inside the project");
         }
         for p in &named {
-            if !inside(p) || secret_path(p) || control_path(p, &project) || env_bin_path(p) {
-                return None;
+            if !inside(p) {
+                return Err("it names a path outside the project");
+            }
+            if secret_path(p) {
+                return Err("it names a secret-looking file");
+            }
+            if control_path(p, &project) || env_bin_path(p) {
+                return Err("it names a file that controls git, the hosts or the environment");
             }
         }
         // Where the kernel goes (`dep/../x` with `dep` a link out of the
@@ -309,19 +337,19 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
                 )
             });
             if !ok {
-                return None;
+                return Err("a path it names resolves outside the project");
             }
         }
     }
     // Something must have been unapproved (else an earlier layer allowed).
     if real(out).iter().all(|c| c.status != Status::Unapproved) {
-        return None;
+        return Err("nothing is left to approve");
     }
     if call
         .lookups
         .sandbox_failed(&call.req.tool, &call.req.command, call.cwd.as_deref())
     {
-        return None;
+        return Err("the same call failed in the sandbox before");
     }
     let profile = if build { "build" } else { "edit" };
     let argv = vec![
@@ -346,7 +374,7 @@ fn plan(call: &ShellCall, out: &Decision) -> Option<SandboxRun> {
         .map(|a| sh_quote(a))
         .collect::<Vec<_>>()
         .join(" ");
-    Some(SandboxRun {
+    Ok(SandboxRun {
         profile,
         project_dir: project,
         command,
