@@ -235,7 +235,58 @@ fn runs_from_safe_root(inv: &analyze::Invocation, ctx: &Context, roots: &[String
     let Some(path) = std::env::var_os("PATH") else {
         return false;
     };
-    program_on_path_in_roots(ctx.fs, &program, &path, inv.cwd.as_deref(), roots, ci(ctx))
+    let base = inv.base();
+    std::iter::once(program.as_str())
+        .chain(helpers(&base).iter().copied())
+        .any(|p| program_on_path_in_roots(ctx.fs, p, &path, inv.cwd.as_deref(), roots, ci(ctx)))
+}
+
+/// Decompressors started by name (`tar -tf x.tar.zst` runs `zstd -d`).
+const DECOMPRESSORS: &[&str] = &[
+    "gzip",
+    "gunzip",
+    "bzip2",
+    "bunzip2",
+    "xz",
+    "unxz",
+    "lzma",
+    "lzip",
+    "lzop",
+    "zstd",
+    "unzstd",
+    "lz4",
+    "compress",
+    "uncompress",
+    "brotli",
+];
+
+/// Programs a read-only verb itself starts through `PATH` (rt25 F6: a
+/// `zstd` in the activated venv ran unconfined under `tar -tf x.tar.zst`).
+fn helpers(base: &str) -> &'static [&'static str] {
+    match base {
+        "tar" | "bsdtar" | "gtar" | "rg" | "file" | "zcat" | "zgrep" | "zegrep" | "zfgrep"
+        | "zless" | "zmore" | "zdiff" | "zcmp" | "bzcat" | "xzcat" | "zstdcat" | "lz4cat" => {
+            DECOMPRESSORS
+        }
+        // Signature checks (`--show-signature`), the pager, transports,
+        // filters of the LFS installation, `sh` for aliases and hooks.
+        "git" => &[
+            "gpg",
+            "gpg2",
+            "gpgsm",
+            "ssh",
+            "ssh-keygen",
+            "less",
+            "more",
+            "pager",
+            "git-lfs",
+            "sh",
+        ],
+        "man" => &[
+            "groff", "nroff", "troff", "preconv", "tbl", "eqn", "less", "more", "pager",
+        ],
+        _ => &[],
+    }
 }
 
 /// [`runs_from_safe_root`] for an explicit `PATH` value.
