@@ -89,6 +89,21 @@ pub(crate) const HOME_SECRETS: &[&str] = &[
     ".cache/huggingface/token",
     ".config/anthropic",
     ".config/openai",
+    // The credential stores of the build tools that run sandboxed since
+    // build2.toml (rt25 F7: a sandboxed script printed each of them): sbt
+    // and Ivy, Stack's Hackage upload, Dart/Flutter pub, Leiningen, Hex
+    // (rebar3, mix).
+    ".sbt/.credentials",
+    ".sbt/1.0/credentials.sbt",
+    ".ivy2/.credentials",
+    ".stack/upload/credentials.json",
+    ".pub-cache/credentials.json",
+    ".config/dart/pub-credentials.json",
+    ".config/dart/pub-tokens.json",
+    ".lein/credentials.clj.gpg",
+    ".lein/credentials.clj",
+    ".config/rebar3/hex.config",
+    ".hex/hex.config",
     // macOS and sandboxed-app stores (§15.19)
     "Library/Keychains",
     "Library/Cookies",
