@@ -118,6 +118,10 @@ pub(crate) const SYSTEM_SECRETS: &[&str] = &[
     "/etc/gshadow",
     "/etc/gshadow-",
     "/etc/sudoers",
+    // TLS private keys (rt25: a sandboxed root caller printed the snakeoil
+    // key; the directories are 0710 root:ssl-cert for everyone else).
+    "/etc/ssl/private",
+    "/etc/pki/tls/private",
 ];
 
 /// Directory whose `ssh_host_*_key` files (host private keys) are hidden.

@@ -589,6 +589,26 @@ fn build_tool_credential_stores_are_unreadable() {
     assert_eq!(out.matches(ORDINARY).count(), 1, "{out} {}", stderr(&o));
 }
 
+/// rt25: TLS private keys under /etc/ssl/private are hidden from a caller
+/// that can read them outside (root keeps its uid in the sandbox). Runs
+/// only where such a readable key exists.
+#[test]
+fn system_tls_private_keys_are_unreadable() {
+    if !require_sandbox() {
+        return;
+    }
+    let Some(key) = fs::read_dir("/etc/ssl/private")
+        .ok()
+        .and_then(|mut d| d.find_map(|e| e.ok().map(|e| e.path())))
+        .filter(|p| fs::read(p).is_ok_and(|b| !b.is_empty()))
+    else {
+        return;
+    };
+    let s = Scratch::new();
+    let o = s.sh("build", &format!("cat '{}' | wc -c", key.display()));
+    assert_eq!(stdout(&o).trim(), "0", "{} {}", stdout(&o), stderr(&o));
+}
+
 #[test]
 fn read_profile_writes_nothing_in_the_project() {
     if !require_sandbox() {
