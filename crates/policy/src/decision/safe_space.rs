@@ -300,7 +300,7 @@ fn program_on_path_in_roots(
 ) -> bool {
     for d in std::env::split_paths(path) {
         let ds = d.to_string_lossy();
-        let dir = if ds.starts_with('/') {
+        let dir = if d.is_absolute() || ds.starts_with('/') {
             paths::normalize(&ds)
         } else {
             // `.`, `bin`, or an empty entry: relative to where it runs.
