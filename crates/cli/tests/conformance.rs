@@ -203,6 +203,18 @@ fn run_case(case: &Value) -> Result<(), String> {
     cmd.env("HOME", &tree.home)
         .env("SHELLGATE_HOME", &tree.gate)
         .env_remove("NO_COLOR");
+    // `context.env`: variables of the gate's own environment (the host's,
+    // which the command inherits), e.g. a `PATH` with a project's venv.
+    for (k, v) in ctx
+        .get("env")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(v) = v.as_str() {
+            cmd.env(k, v);
+        }
+    }
     cmd.arg("check")
         .arg("--json")
         .arg("--session")

@@ -386,6 +386,11 @@ impl ReadRoots {
         let Some(root) = self.lexical_root(&p, below) else {
             return false;
         };
+        // A recursive read of a directory that holds an excluded place
+        // (`grep -r x /usr/local` walks into `/usr/local/etc/npmrc`) reads it.
+        if below && !matches!(t.scope, Scope::Glob { .. }) && holds_excluded(&p) {
+            return false;
+        }
         if matches!(t.scope, Scope::Glob { .. }) {
             if glob_dir_has_secret(fs, &p) {
                 return false;
@@ -398,7 +403,11 @@ impl ReadRoots {
             }
             for (m, _) in &ex.matches {
                 let m = paths::normalize(m);
-                if excluded(&m) || secret_path(&m) || self.lexical_root(&m, recursive).is_none() {
+                if excluded(&m)
+                    || secret_path(&m)
+                    || (recursive && holds_excluded(&m))
+                    || self.lexical_root(&m, recursive).is_none()
+                {
                     return false;
                 }
                 match fs.canonicalize(&m) {
@@ -406,6 +415,7 @@ impl ReadRoots {
                         let real = paths::normalize(&real.to_string_lossy());
                         if excluded(&real)
                             || secret_path(&real)
+                            || (recursive && holds_excluded(&real))
                             || self.resolved_root(fs, &real, recursive).is_none()
                         {
                             return false;
@@ -419,7 +429,10 @@ impl ReadRoots {
         match fs.canonicalize(&p) {
             Ok(real) => {
                 let real = paths::normalize(&real.to_string_lossy());
-                !excluded(&real) && self.resolved_root(fs, &real, below).is_some()
+                let reaches_excluded = below && holds_excluded(&real);
+                !excluded(&real)
+                    && !reaches_excluded
+                    && self.resolved_root(fs, &real, below).is_some()
             }
             // Nothing there: the read fails. A link on the way could still
             // lead out: only a plain path is accepted.
@@ -467,6 +480,12 @@ fn root_covers(root: &str, kind: RootKind, p: &str, below: bool) -> bool {
 
 fn excluded(p: &str) -> bool {
     secret_path(p) || EXCLUDED.iter().any(|e| is_within(p, e))
+}
+
+/// Whether an excluded place lies below `p` (or is `p`): a recursive read
+/// of `p` reaches it.
+fn holds_excluded(p: &str) -> bool {
+    EXCLUDED.iter().any(|e| is_within(e, p))
 }
 
 /// A glob's directory holds an entry whose name looks secret (§15.19), or
@@ -660,5 +679,29 @@ mod tests {
         assert!(!r.covers(&OsFs, &[touch("/proc/self/environ")], false, never));
         assert!(r.covers(&OsFs, &[touch("/proc/cpuinfo")], false, never));
         assert!(r.covers(&OsFs, &[touch("/usr/include")], true, never));
+    }
+
+    /// rt25 F4: a recursive read of a tree that holds an excluded place
+    /// (`grep -r x /usr/local` reads `/usr/local/etc/npmrc`) is not
+    /// covered; listing it, or recursing beside it, is.
+    #[test]
+    fn recursion_into_excluded_site_configuration_is_not_covered() {
+        let c = PolicyConfig::default();
+        let r = ReadRoots::new(&c, "/h", Audience::Personal, Os::Linux);
+        let never = |_: &str| false;
+        assert!(holds_excluded("/usr"));
+        assert!(holds_excluded("/usr/local"));
+        assert!(holds_excluded("/usr/local/etc"));
+        assert!(!holds_excluded("/usr/share"));
+        assert!(!holds_excluded("/usr/localx"));
+        if std::path::Path::new("/usr/local").is_dir() {
+            assert!(!r.covers(&OsFs, &[touch("/usr/local")], true, never));
+            assert!(r.covers(&OsFs, &[touch("/usr/local")], false, never));
+        }
+        assert!(!r.covers(&OsFs, &[touch("/usr")], true, never));
+        assert!(r.covers(&OsFs, &[touch("/usr")], false, never));
+        if std::path::Path::new("/usr/share").is_dir() {
+            assert!(r.covers(&OsFs, &[touch("/usr/share")], true, never));
+        }
     }
 }

@@ -89,6 +89,21 @@ pub(crate) const HOME_SECRETS: &[&str] = &[
     ".cache/huggingface/token",
     ".config/anthropic",
     ".config/openai",
+    // The credential stores of the build tools that run sandboxed since
+    // build2.toml (rt25 F7: a sandboxed script printed each of them): sbt
+    // and Ivy, Stack's Hackage upload, Dart/Flutter pub, Leiningen, Hex
+    // (rebar3, mix).
+    ".sbt/.credentials",
+    ".sbt/1.0/credentials.sbt",
+    ".ivy2/.credentials",
+    ".stack/upload/credentials.json",
+    ".pub-cache/credentials.json",
+    ".config/dart/pub-credentials.json",
+    ".config/dart/pub-tokens.json",
+    ".lein/credentials.clj.gpg",
+    ".lein/credentials.clj",
+    ".config/rebar3/hex.config",
+    ".hex/hex.config",
     // macOS and sandboxed-app stores (§15.19)
     "Library/Keychains",
     "Library/Cookies",
@@ -103,6 +118,10 @@ pub(crate) const SYSTEM_SECRETS: &[&str] = &[
     "/etc/gshadow",
     "/etc/gshadow-",
     "/etc/sudoers",
+    // TLS private keys (rt25: a sandboxed root caller printed the snakeoil
+    // key; the directories are 0710 root:ssl-cert for everyone else).
+    "/etc/ssl/private",
+    "/etc/pki/tls/private",
 ];
 
 /// Directory whose `ssh_host_*_key` files (host private keys) are hidden.

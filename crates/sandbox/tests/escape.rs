@@ -551,6 +551,64 @@ fn secrets_are_unreadable_ordinary_files_are_readable() {
     assert_eq!(read(&s.path("project/.env")), SECRET_ENV);
 }
 
+/// rt25 F7: the credential stores of the build tools build2.toml runs
+/// sandboxed (sbt/Ivy, Stack, Dart/Flutter pub, Leiningen, Hex) are hidden
+/// from a build; the tools' ordinary configuration stays readable.
+#[test]
+fn build_tool_credential_stores_are_unreadable() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let stores = [
+        ".sbt/.credentials",
+        ".sbt/1.0/credentials.sbt",
+        ".ivy2/.credentials",
+        ".stack/upload/credentials.json",
+        ".pub-cache/credentials.json",
+        ".config/dart/pub-credentials.json",
+        ".config/dart/pub-tokens.json",
+        ".lein/credentials.clj",
+        ".config/rebar3/hex.config",
+        ".hex/hex.config",
+    ];
+    for rel in stores {
+        let p = s.home.join(rel);
+        fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        fs::write(&p, SECRET_SSH).expect("write");
+    }
+    fs::write(s.home.join(".sbt/1.0/plugins.sbt"), ORDINARY).expect("write");
+    let script = stores
+        .iter()
+        .map(|r| format!("cat \"$HOME/{r}\";"))
+        .collect::<String>()
+        + " cat \"$HOME/.sbt/1.0/plugins.sbt\"; true";
+    let o = s.sh("build", &script);
+    let out = stdout(&o);
+    assert!(!out.contains(SECRET_SSH), "{out}");
+    assert_eq!(out.matches(ORDINARY).count(), 1, "{out} {}", stderr(&o));
+}
+
+/// rt25: TLS private keys under /etc/ssl/private are hidden from a caller
+/// that can read them outside (root keeps its uid in the sandbox). Runs
+/// only where such a readable key exists.
+#[test]
+fn system_tls_private_keys_are_unreadable() {
+    if !require_sandbox() {
+        return;
+    }
+    let Some(key) = fs::read_dir("/etc/ssl/private")
+        .ok()
+        .and_then(|mut d| d.find_map(|e| e.ok().map(|e| e.path())))
+        .filter(|p| fs::read(p).is_ok_and(|b| !b.is_empty()))
+    else {
+        return;
+    };
+    let s = Scratch::new();
+    let o = s.sh("build", &format!("cat '{}' | wc -c", key.display()));
+    assert_eq!(stdout(&o).trim(), "0", "{} {}", stdout(&o), stderr(&o));
+}
+
 #[test]
 fn read_profile_writes_nothing_in_the_project() {
     if !require_sandbox() {

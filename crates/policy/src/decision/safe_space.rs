@@ -162,6 +162,9 @@ pub(super) fn reads_stay_safe(
     if inv.base() == "git" && !git_repo_trusted(inv, ctx, &roots) {
         return false;
     }
+    if runs_from_safe_root(inv, ctx, &roots) {
+        return false;
+    }
     let b = protected::behaviour(inv, true);
     for t in &c.touches {
         // A touch lexically outside every safe root has its own candidate
@@ -212,6 +215,115 @@ pub(super) fn reads_stay_safe(
         }
     }
     true
+}
+
+/// Whether the program word is one that `PATH` may find inside a safe root
+/// (a project's activated `.venv/bin`, `node_modules/.bin`, `./bin`) or
+/// through a relative entry (`.`, an empty one): a sandboxed build may have
+/// rewritten that file, or planted what it loads (a `.pth` in the venv's
+/// site-packages runs at `pip freeze`), so running it unconfined is not a
+/// read (rt25 F6). Every entry holding the name counts, not only the first
+/// (an earlier non-executable file does not stop the shell's search).
+fn runs_from_safe_root(inv: &analyze::Invocation, ctx: &Context, roots: &[String]) -> bool {
+    let Some(program) = inv.program() else {
+        return false;
+    };
+    if program.contains('/') {
+        // A path-qualified program never qualifies (safe_verbs::qualifies).
+        return false;
+    }
+    let Some(path) = std::env::var_os("PATH") else {
+        return false;
+    };
+    let base = inv.base();
+    std::iter::once(program.as_str())
+        .chain(helpers(&base).iter().copied())
+        .any(|p| program_on_path_in_roots(ctx.fs, p, &path, inv.cwd.as_deref(), roots, ci(ctx)))
+}
+
+/// Decompressors started by name (`tar -tf x.tar.zst` runs `zstd -d`).
+const DECOMPRESSORS: &[&str] = &[
+    "gzip",
+    "gunzip",
+    "bzip2",
+    "bunzip2",
+    "xz",
+    "unxz",
+    "lzma",
+    "lzip",
+    "lzop",
+    "zstd",
+    "unzstd",
+    "lz4",
+    "compress",
+    "uncompress",
+    "brotli",
+];
+
+/// Programs a read-only verb itself starts through `PATH` (rt25 F6: a
+/// `zstd` in the activated venv ran unconfined under `tar -tf x.tar.zst`).
+fn helpers(base: &str) -> &'static [&'static str] {
+    match base {
+        "tar" | "bsdtar" | "gtar" | "rg" | "file" | "zcat" | "zgrep" | "zegrep" | "zfgrep"
+        | "zless" | "zmore" | "zdiff" | "zcmp" | "bzcat" | "xzcat" | "zstdcat" | "lz4cat" => {
+            DECOMPRESSORS
+        }
+        // Signature checks (`--show-signature`), the pager, transports,
+        // filters of the LFS installation, `sh` for aliases and hooks.
+        "git" => &[
+            "gpg",
+            "gpg2",
+            "gpgsm",
+            "ssh",
+            "ssh-keygen",
+            "less",
+            "more",
+            "pager",
+            "git-lfs",
+            "sh",
+        ],
+        "man" => &[
+            "groff", "nroff", "troff", "preconv", "tbl", "eqn", "less", "more", "pager",
+        ],
+        _ => &[],
+    }
+}
+
+/// [`runs_from_safe_root`] for an explicit `PATH` value.
+fn program_on_path_in_roots(
+    fs: &dyn Fs,
+    program: &str,
+    path: &std::ffi::OsStr,
+    cwd: Option<&str>,
+    roots: &[String],
+    ci: bool,
+) -> bool {
+    for d in std::env::split_paths(path) {
+        let ds = d.to_string_lossy();
+        let dir = if d.is_absolute() || ds.starts_with('/') {
+            paths::normalize(&ds)
+        } else {
+            // `.`, `bin`, or an empty entry: relative to where it runs.
+            match cwd {
+                Some(c) if ds.is_empty() => paths::normalize(c),
+                Some(c) => paths::normalize(&format!("{c}/{ds}")),
+                None => return true,
+            }
+        };
+        let cand = format!("{}/{program}", dir.trim_end_matches('/'));
+        if fs.stat(&cand).is_err() && fs.lstat(&cand).is_err() {
+            continue;
+        }
+        if roots.iter().any(|r| within(&cand, r, ci)) {
+            return true;
+        }
+        if let Kernel::Path(k) = resolve::kernel(fs, &dir, true) {
+            if roots.iter().any(|r| within(&k, r, ci)) {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Whether git opens a repository that is the project's own (§15.5,
@@ -509,4 +621,45 @@ fn option_value(w: &str) -> Option<&str> {
     let mut chars = rest.char_indices();
     chars.next()?;
     chars.next().map(|(i, _)| &rest[i..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::OsFs;
+
+    /// rt25 F6: a program `PATH` finds in a project directory (an
+    /// activated venv) or through a relative entry is not the installed
+    /// tool; one found only in system directories is.
+    #[test]
+    fn program_found_in_a_project_path_entry() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let base = std::fs::canonicalize(t.path()).expect("canonical");
+        let b = base.to_string_lossy().to_string();
+        let proj = format!("{b}/proj");
+        let sys = format!("{b}/sys");
+        std::fs::create_dir_all(format!("{proj}/.venv/bin")).expect("mkdir");
+        std::fs::create_dir_all(&sys).expect("mkdir");
+        std::fs::write(format!("{proj}/.venv/bin/pip"), "#!/bin/sh\n").expect("write");
+        std::fs::write(format!("{sys}/pip"), "#!/bin/sh\n").expect("write");
+        std::fs::write(format!("{sys}/jq"), "#!/bin/sh\n").expect("write");
+        let roots = vec![proj.clone()];
+        let on = |prog: &str, path: &str, cwd: Option<&str>| {
+            program_on_path_in_roots(&OsFs, prog, std::ffi::OsStr::new(path), cwd, &roots, false)
+        };
+        let venv_first = format!("{proj}/.venv/bin:{sys}");
+        assert!(on("pip", &venv_first, Some(&proj)));
+        // Behind the system entry it still counts (fail closed).
+        assert!(on("pip", &format!("{sys}:{proj}/.venv/bin"), Some(&proj)));
+        // Not there: the system's jq runs.
+        assert!(!on("jq", &venv_first, Some(&proj)));
+        assert!(!on("pip", &sys, Some(&proj)));
+        // Relative entries resolve against the working directory.
+        assert!(on("pip", &format!(".venv/bin:{sys}"), Some(&proj)));
+        assert!(on("pip", &format!(".venv/bin:{sys}"), None));
+        // A link into the project from elsewhere is the project's file.
+        std::os::unix::fs::symlink(format!("{proj}/.venv/bin"), format!("{b}/venvlink"))
+            .expect("symlink");
+        assert!(on("pip", &format!("{b}/venvlink:{sys}"), Some(&proj)));
+    }
 }

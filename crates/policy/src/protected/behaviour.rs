@@ -62,7 +62,7 @@ pub fn behaviour(inv: &Invocation, reader: bool) -> Behaviour {
     const KNOWN: &[&str] = &[
         "rm", "mv", "chmod", "chown", "chgrp", "rsync", "find", "grep", "egrep", "fgrep", "rg",
         "ag", "ack", "tar", "bsdtar", "gtar", "zip", "cp", "scp", "ln", "install", "tree", "du",
-        "ls", "dir",
+        "ls", "dir", "diff",
     ];
     if !KNOWN.contains(&base.as_str()) {
         return b;
@@ -156,6 +156,14 @@ pub fn behaviour(inv: &Invocation, reader: bool) -> Behaviour {
         "du" => {
             b.lists = true;
             b.follows_links = has_short(&args, 'L') || has_long(&args, "--dereference");
+        }
+        "diff" => {
+            // GNU diff compares directories recursively with -r and
+            // dereferences every link it meets while walking (rt25 F5:
+            // `diff -r mine /usr/lib/ssl` printed /etc/ssl/private's key).
+            // `--no-dereference` is not trusted: following is assumed.
+            b.recursive_read = has_short(&args, 'r') || has_long(&args, "--recursive");
+            b.follows_links = b.recursive_read;
         }
         "ls" | "dir" => {
             b.lists = true;
