@@ -37,6 +37,13 @@ pub struct FakeBackend {
     /// Each apply sleeps this long (to widen races).
     pub delay: Mutex<Duration>,
     pub fail: AtomicBool,
+    /// When set, review plays the engine: the request is shown as this
+    /// (display, header, bullets, hint, options), whatever was published.
+    pub engine_view: Mutex<Option<PublishRequest>>,
+    /// Review refuses every request (the engine would not ask).
+    pub refuse_review: AtomicBool,
+    /// Requests review saw, in order.
+    pub reviewed: Mutex<Vec<PublishRequest>>,
 }
 
 impl FakeBackend {
@@ -60,6 +67,27 @@ fn verb_of(command: &str) -> String {
 }
 
 impl Backend for FakeBackend {
+    fn review(&self, req: &PublishRequest) -> Result<PublishRequest, BackendError> {
+        self.reviewed.lock().unwrap().push(req.clone());
+        if self.refuse_review.load(Ordering::SeqCst) {
+            return Err(BackendError::Failed(
+                "the gate does not ask about this call".into(),
+            ));
+        }
+        let mut out = req.clone();
+        if let Some(v) = self.engine_view.lock().unwrap().as_ref() {
+            out.display = v.display.clone();
+            out.header = v.header.clone();
+            out.bullets = v.bullets.clone();
+            out.hint = v.hint.clone();
+            out.options = v.options.clone();
+            out.cwd = v.cwd.clone();
+            out.project_dir = v.project_dir.clone();
+            out.agent_pid = None;
+        }
+        Ok(out)
+    }
+
     fn apply(&self, req: &PendingRequest, option: &str) -> Result<AppliedOutcome, BackendError> {
         let d = *self.delay.lock().unwrap();
         if !d.is_zero() {
