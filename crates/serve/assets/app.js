@@ -97,11 +97,35 @@
 
   // ----- API ----------------------------------------------------------------
 
+  // The page session's token. The cookie alone opens nothing: a browser
+  // sends it to every port of 127.0.0.1, so any local server the human
+  // visits gets it. The token comes only in the login redirect's fragment
+  // (never sent to a server) and is kept in this origin's storage, which
+  // other ports cannot read.
+  var KEY = 'shellgate.csrf';
+
+  function takeKey() {
+    var m = /^#csrf=([0-9a-f]{32})$/.exec(location.hash || '');
+    if (!m) { return; }
+    state.csrf = m[1];
+    try { localStorage.setItem(KEY, m[1]); } catch (e) { /* this tab only */ }
+    // Out of the address bar and the history entry.
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+
+  function key() {
+    try {
+      var k = localStorage.getItem(KEY);
+      if (k) { return k; }
+    } catch (e) { /* storage disabled */ }
+    return state.csrf || '';
+  }
+
   function call(method, path, body) {
     var opts = { method: method, credentials: 'same-origin', headers: {} };
+    opts.headers['X-Shellgate-CSRF'] = key();
     if (method !== 'GET') {
       opts.headers['Content-Type'] = 'application/json';
-      opts.headers['X-Shellgate-CSRF'] = state.csrf || '';
       opts.body = JSON.stringify(body || {});
     }
     return fetch(path, opts).then(function (resp) {
@@ -317,7 +341,7 @@
   // ----- live updates -------------------------------------------------------
 
   function connect() {
-    var es = new EventSource('/api/events');
+    var es = new EventSource('/api/events?csrf=' + encodeURIComponent(key()));
     state.source = es;
     es.addEventListener('pending', function (ev) {
       var d;
@@ -488,6 +512,7 @@
   // ----- start --------------------------------------------------------------
 
   function init() {
+    takeKey();
     document.querySelectorAll('#tabs .tab').forEach(function (b) {
       b.addEventListener('click', function () { showTab(b.dataset.tab); });
     });

@@ -364,6 +364,87 @@ fn without_the_cookie_the_page_shows_nothing() {
     assert_eq!(answered(h).decision, Verdict::Deny);
 }
 
+/// A local web server on another port of 127.0.0.1 (an app the agent
+/// wrote, that the human opens): it answers one request and hands back the
+/// `Cookie` header the browser sent it.
+fn other_local_server() -> (String, JoinHandle<String>) {
+    use std::io::{BufRead, BufReader, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", l.local_addr().unwrap());
+    let h = std::thread::spawn(move || {
+        let (s, _) = l.accept().unwrap();
+        let mut r = BufReader::new(s.try_clone().unwrap());
+        let mut cookie = String::new();
+        loop {
+            let mut line = String::new();
+            if r.read_line(&mut line).unwrap_or(0) == 0 || line.trim().is_empty() {
+                break;
+            }
+            if let Some((k, v)) = line.split_once(':') {
+                if k.eq_ignore_ascii_case("cookie") {
+                    cookie = v.trim().to_string();
+                }
+            }
+        }
+        let mut w = s;
+        let _ = w.write_all(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 11\r\nConnection: close\r\n\r\n<h1>app</h1>",
+        );
+        cookie
+    });
+    (url, h)
+}
+
+#[test]
+fn a_local_server_on_another_port_gets_the_cookie_but_cannot_use_it() {
+    let _g = serial();
+    let Some((chromium, driver)) = browser_tools("a_local_server_on_another_port") else {
+        return;
+    };
+    let svc = Service::start();
+    let h = hook(&svc, request("deploy --secret=hunter2", &ALL));
+    let id = wait_pending(&svc.state(), 1)[0].id.clone();
+    let b = Browser::open(&chromium, &driver);
+    b.goto(svc.h().login_url());
+    b.wait_for("article.card", 1);
+    // The session's token left the address bar and the history entry.
+    assert_eq!(b.url(), svc.h().url());
+    // The human opens the agent's app on another port: the browser sends it
+    // the service's cookie (cookies are not scoped by port).
+    let (app, seen) = other_local_server();
+    b.goto(&app);
+    let cookie = seen.join().unwrap();
+    let name = format!("shellgate_{}=", svc.addr().port());
+    assert!(cookie.contains(&name), "the browser sent {cookie:?}");
+    let pair = cookie
+        .split(';')
+        .map(str::trim)
+        .find(|c| c.starts_with(&name))
+        .unwrap()
+        .to_string();
+    // That server, with the cookie and any Origin it likes, gets nothing.
+    for path in ["/api/state", "/api/pending", "/api/events", "/api/history"] {
+        let r = http(svc.addr(), "GET", path, &[("Cookie", &pair)], None);
+        assert_eq!(r.status, 401, "{path}: {}", r.body);
+        assert!(!r.body.contains("hunter2"), "{path}: {}", r.body);
+    }
+    let r = http(
+        svc.addr(),
+        "POST",
+        "/api/answer",
+        &[("Cookie", &pair), ("Origin", &svc.origin())],
+        Some(&json!({"id": id, "option": "approve_everywhere"}).to_string()),
+    );
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert!(svc.backend.applied().is_empty());
+    // The human's page still works, also opened again without the link.
+    b.goto(svc.h().url());
+    let cards = b.wait_for("article.card", 1);
+    assert!(b.text(&cards[0]).contains("hunter2"));
+    b.key("e");
+    assert_eq!(answered(h).decision, Verdict::Deny);
+}
+
 #[test]
 fn screenshot_of_the_page_with_pending_requests() {
     let _g = serial();

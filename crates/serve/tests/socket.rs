@@ -352,7 +352,10 @@ fn what_the_human_sees_comes_from_the_backend_not_the_publisher() {
         svc.addr(),
         "GET",
         "/api/pending",
-        &[("Cookie", &cookie)],
+        &[
+            ("Cookie", &cookie),
+            ("X-Shellgate-CSRF", &svc.csrf(&cookie)),
+        ],
         None,
     );
     assert_eq!(

@@ -273,6 +273,8 @@ pub struct Service {
     pub dir: tempfile::TempDir,
     pub handle: Option<ServerHandle>,
     pub backend: Arc<FakeBackend>,
+    /// (cookie, session token) of each login.
+    pub keys: Mutex<Vec<(String, String)>>,
 }
 
 impl Service {
@@ -286,6 +288,7 @@ impl Service {
             dir,
             handle: Some(handle),
             backend,
+            keys: Mutex::new(Vec::new()),
         }
     }
     pub fn state(&self) -> PathBuf {
@@ -308,19 +311,25 @@ impl Service {
         let r = http(self.addr(), "GET", &path, &[], None);
         assert_eq!(r.status, 303, "{}", r.body);
         let set = r.header("set-cookie").expect("cookie set");
-        set.split(';').next().unwrap().trim().to_string()
+        let cookie = set.split(';').next().unwrap().trim().to_string();
+        let location = r.header("location").expect("redirect");
+        let csrf = location
+            .strip_prefix("/#csrf=")
+            .unwrap_or_else(|| panic!("token in the fragment: {location}"))
+            .to_string();
+        self.keys.lock().unwrap().push((cookie.clone(), csrf));
+        cookie
     }
-    /// The CSRF token of a logged-in cookie.
+    /// The session token of a logged-in cookie, as the page holds it (from
+    /// the login redirect's fragment).
     pub fn csrf(&self, cookie: &str) -> String {
-        let r = http(
-            self.addr(),
-            "GET",
-            "/api/state",
-            &[("Cookie", cookie)],
-            None,
-        );
-        assert_eq!(r.status, 200, "{}", r.body);
-        r.json()["csrf"].as_str().unwrap().to_string()
+        self.keys
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(c, _)| c == cookie)
+            .map(|(_, k)| k.clone())
+            .expect("a cookie from login()")
     }
     pub fn origin(&self) -> String {
         format!("http://{}", self.addr())
@@ -472,9 +481,13 @@ pub struct Sse {
 
 impl Sse {
     pub fn open(addr: SocketAddr, headers: &[(&str, &str)]) -> Sse {
+        Sse::open_path(addr, "/api/events", headers)
+    }
+
+    pub fn open_path(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Sse {
         let mut s = TcpStream::connect(addr).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        s.write_all(request_text(addr, "GET", "/api/events", headers, None).as_bytes())
+        s.write_all(request_text(addr, "GET", path, headers, None).as_bytes())
             .unwrap();
         let mut r = BufReader::new(s);
         let (status, headers) = read_head(&mut r);
