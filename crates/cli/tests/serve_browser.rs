@@ -168,6 +168,14 @@ fn each_click_releases_a_real_hook_and_the_store_shows_it() {
     );
 }
 
+/// The session token of a login redirect (`/#csrf=TOKEN`).
+fn location_token(location: &str) -> String {
+    location
+        .strip_prefix("/#csrf=")
+        .unwrap_or_else(|| panic!("no token in the redirect: {location}"))
+        .to_string()
+}
+
 #[test]
 fn without_the_login_or_with_a_foreign_host_nothing_is_served() {
     let _g = serial();
@@ -194,14 +202,32 @@ fn without_the_login_or_with_a_foreign_host_nothing_is_served() {
     let path = login.split_once(&addr.to_string()).expect("path").1;
     let r = http(addr, "GET", path, &[], None);
     assert_eq!(r.status, 303, "{}", r.body);
+    let login_redirect = r.header("location").unwrap_or("").to_string();
     let cookie = r
         .header("set-cookie")
         .and_then(|c| c.split(';').next())
         .expect("cookie")
         .to_string();
+    // The cookie alone opens nothing (a browser sends it to every port of
+    // 127.0.0.1); with the session's token from the redirect's fragment it
+    // works.
     let r = http(addr, "GET", "/api/pending", &[("Cookie", &cookie)], None);
+    assert_eq!(r.status, 401, "{}", r.body);
+    assert!(!r.body.contains("hunter2"), "{}", r.body);
+    let csrf = location_token(&login_redirect);
+    let r = http(
+        addr,
+        "GET",
+        "/api/pending",
+        &[("Cookie", &cookie), ("X-Shellgate-CSRF", &csrf)],
+        None,
+    );
     assert_eq!(r.status, 200);
-    assert!(r.body.contains("hunter2"), "the cookie works: {}", r.body);
+    assert!(
+        r.body.contains("hunter2"),
+        "the cookie and token work: {}",
+        r.body
+    );
     let foreign = format!("evil.example:{}", addr.port());
     for path in ["/", "/api/pending", "/api/state", "/api/history"] {
         let r = http(

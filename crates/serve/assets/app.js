@@ -27,8 +27,18 @@
     loaded: false,
     busy: new Set(),
     tab: 'pending',
-    source: null
+    source: null,
+    // The selected request went away by itself (withdrawn, expired,
+    // answered elsewhere): nothing is selected until the human picks one,
+    // so a key meant for it cannot answer the card that took its place.
+    hold: false,
+    // Until then, clicks on option buttons are ignored: cards just moved,
+    // and the button under the pointer may belong to another request.
+    settleUntil: 0
   };
+
+  // How long option buttons ignore clicks after cards moved by themselves.
+  var SETTLE_MS = 1000;
 
   function $(id) { return document.getElementById(id); }
 
@@ -97,11 +107,35 @@
 
   // ----- API ----------------------------------------------------------------
 
+  // The page session's token. The cookie alone opens nothing: a browser
+  // sends it to every port of 127.0.0.1, so any local server the human
+  // visits gets it. The token comes only in the login redirect's fragment
+  // (never sent to a server) and is kept in this origin's storage, which
+  // other ports cannot read.
+  var KEY = 'shellgate.csrf';
+
+  function takeKey() {
+    var m = /^#csrf=([0-9a-f]{32})$/.exec(location.hash || '');
+    if (!m) { return; }
+    state.csrf = m[1];
+    try { localStorage.setItem(KEY, m[1]); } catch (e) { /* this tab only */ }
+    // Out of the address bar and the history entry.
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+
+  function key() {
+    try {
+      var k = localStorage.getItem(KEY);
+      if (k) { return k; }
+    } catch (e) { /* storage disabled */ }
+    return state.csrf || '';
+  }
+
   function call(method, path, body) {
     var opts = { method: method, credentials: 'same-origin', headers: {} };
+    opts.headers['X-Shellgate-CSRF'] = key();
     if (method !== 'GET') {
       opts.headers['Content-Type'] = 'application/json';
-      opts.headers['X-Shellgate-CSRF'] = state.csrf || '';
       opts.body = JSON.stringify(body || {});
     }
     return fetch(path, opts).then(function (resp) {
@@ -172,14 +206,24 @@
       b.appendChild(document.createTextNode(' ' + o[0]));
       b.addEventListener('click', function (ev) {
         ev.stopPropagation();
+        if (Date.now() < state.settleUntil) {
+          toast('The list just changed: check the request, then answer again', 'deny');
+          return;
+        }
         answer(r.id, key);
       });
       opts.appendChild(b);
     });
     c.appendChild(opts);
-    c.addEventListener('click', function () { select(r.id); });
-    c.addEventListener('focus', function () { select(r.id); });
+    c.addEventListener('click', function () { choose(r.id); });
+    c.addEventListener('focus', function () { choose(r.id); });
     return c;
+  }
+
+  // The human picks a request (click, focus, j/k, a notification).
+  function choose(id) {
+    state.hold = false;
+    select(id);
   }
 
   function select(id) {
@@ -191,7 +235,7 @@
     if (!state.order.length) { return; }
     var i = state.order.indexOf(state.selected);
     i = Math.min(state.order.length - 1, Math.max(0, (i < 0 ? 0 : i + step)));
-    select(state.order[i]);
+    choose(state.order[i]);
     var c = state.cards.get(state.order[i]);
     if (c && c.scrollIntoView) { c.scrollIntoView({ block: 'nearest' }); }
   }
@@ -206,7 +250,8 @@
   }
 
   function afterChange() {
-    if (!state.selected || !state.cards.has(state.selected)) {
+    if (state.selected && !state.cards.has(state.selected)) { state.selected = null; }
+    if (!state.selected && !state.hold) {
       state.selected = state.order.length ? state.order[0] : null;
     }
     select(state.selected);
@@ -220,8 +265,19 @@
   function applyPending(list, now) {
     state.offset = (typeof now === 'number' ? now : Date.now()) - Date.now();
     var ids = new Set(list.map(function (r) { return r.id; }));
+    var moved = false;
     Array.from(state.cards.keys()).forEach(function (id) {
       if (!ids.has(id)) {
+        // Gone by itself (not this page's answer in flight): the cards
+        // below move up, and the one the human was reading may have been
+        // replaced under the pointer or the selection.
+        if (!state.busy.has(id)) {
+          moved = true;
+          if (id === state.selected) {
+            state.hold = true;
+            toast('The request you had selected is gone (withdrawn, expired or answered elsewhere). Select a request before answering.', 'deny');
+          }
+        }
         state.cards.get(id).remove();
         state.cards.delete(id);
         state.data.delete(id);
@@ -239,6 +295,7 @@
       state.seen.add(r.id);
     });
     state.order = list.map(function (r) { return r.id; });
+    if (moved) { state.settleUntil = Date.now() + SETTLE_MS; }
     state.loaded = true;
     afterChange();
   }
@@ -310,14 +367,14 @@
         body: plain(r.header, 200) + '\n' + plain(r.display, 200),
         tag: r.id
       });
-      n.onclick = function () { window.focus(); showTab('pending'); select(r.id); n.close(); };
+      n.onclick = function () { window.focus(); showTab('pending'); choose(r.id); n.close(); };
     } catch (e) { /* not allowed here */ }
   }
 
   // ----- live updates -------------------------------------------------------
 
   function connect() {
-    var es = new EventSource('/api/events');
+    var es = new EventSource('/api/events?csrf=' + encodeURIComponent(key()));
     state.source = es;
     es.addEventListener('pending', function (ev) {
       var d;
@@ -476,7 +533,11 @@
     if (k === 'k' || k === 'ArrowUp') { e.preventDefault(); move(-1); return; }
     var idx = -1;
     if (/^[a-e]$/.test(k)) { idx = k.charCodeAt(0) - 97; } else if (/^[1-5]$/.test(k)) { idx = Number(k) - 1; }
-    if (idx < 0 || !state.selected) { return; }
+    if (idx < 0) { return; }
+    if (!state.selected) {
+      toast('Select a request first (j/k or a click)', 'deny');
+      return;
+    }
     var r = state.data.get(state.selected);
     if (!r) { return; }
     var opt = r.options[idx];
@@ -488,6 +549,7 @@
   // ----- start --------------------------------------------------------------
 
   function init() {
+    takeKey();
     document.querySelectorAll('#tabs .tab').forEach(function (b) {
       b.addEventListener('click', function () { showTab(b.dataset.tab); });
     });

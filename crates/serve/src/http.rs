@@ -1,7 +1,8 @@
 //! The page and its JSON API (axum). Every request passes [`guard`]: `Host`
 //! must name the bound loopback address, state changes need a matching
-//! `Origin`, `/api/*` needs the page-session cookie, and state changes under
-//! `/api/` need the session's CSRF token in `X-Shellgate-CSRF`.
+//! `Origin`, and `/api/*` needs the page-session cookie together with the
+//! session's token in `X-Shellgate-CSRF` (the event stream: `?csrf=`), which
+//! the page gets only from the login redirect's fragment.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -107,6 +108,16 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
     ([(CONTENT_TYPE, content_type)], body).into_response()
 }
 
+/// The value of `name` in a query string (`a=1&b=2`), as sent (tokens are
+/// hex: nothing to decode).
+fn query_value(query: &str, name: &str) -> Option<String> {
+    query
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.to_string())
+}
+
 fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(COOKIE)
@@ -160,19 +171,38 @@ async fn guard(State(app): State<App>, mut req: Request, next: Next) -> Response
                 "log in with the link printed by shellgate serve",
             ));
         };
-        if changes_state {
-            let sent = req
-                .headers()
-                .get(CSRF_HEADER)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("");
-            if !same_secret(sent, &csrf) {
-                return secure(api_error(
+        // The cookie alone is not enough, for reading either: a browser
+        // sends it to every port of this host (cookies are not scoped by
+        // port), so any local server the human opens receives it. The
+        // session's token reaches the page only in the login redirect's
+        // fragment, which no server sees; the page sends it on every call.
+        let sent = req
+            .headers()
+            .get(CSRF_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+            .or_else(|| {
+                // EventSource cannot set headers: the stream takes it in
+                // its query.
+                (req.uri().path() == "/api/events")
+                    .then(|| query_value(req.uri().query().unwrap_or(""), "csrf"))
+                    .flatten()
+            })
+            .unwrap_or_default();
+        if !same_secret(&sent, &csrf) {
+            return secure(if changes_state {
+                api_error(
                     StatusCode::FORBIDDEN,
                     "bad_csrf",
                     "missing or wrong CSRF token",
-                ));
-            }
+                )
+            } else {
+                api_error(
+                    StatusCode::UNAUTHORIZED,
+                    "login_required",
+                    "this page does not hold the session's token: log in with a new link from shellgate serve",
+                )
+            });
         }
         req.extensions_mut().insert(PageSession { cookie, csrf });
     }
@@ -221,11 +251,25 @@ struct LoginQuery {
 
 async fn login(State(app): State<App>, Query(q): Query<LoginQuery>) -> Response {
     match app.hub.login(&q.token) {
-        Some((cookie, _)) => {
+        Some((cookie, csrf)) => {
             let set = format!("{}={cookie}; HttpOnly; SameSite=Strict; Path=/", app.cookie);
-            let mut r = (StatusCode::SEE_OTHER, [(LOCATION, "/")]).into_response();
-            if let Ok(v) = HeaderValue::from_str(&set) {
-                r.headers_mut().insert(SET_COOKIE, v);
+            // The token goes in the fragment: the browser keeps it (the
+            // page moves it into this origin's storage and out of the
+            // address bar) and never sends it to a server.
+            let location = format!("/#csrf={csrf}");
+            let mut r = StatusCode::SEE_OTHER.into_response();
+            match (
+                HeaderValue::from_str(&set),
+                HeaderValue::from_str(&location),
+            ) {
+                (Ok(c), Ok(l)) => {
+                    r.headers_mut().insert(SET_COOKIE, c);
+                    r.headers_mut().insert(LOCATION, l);
+                }
+                _ => {
+                    app.hub.logout(&cookie);
+                    return plain(StatusCode::INTERNAL_SERVER_ERROR, "cannot log in");
+                }
             }
             r
         }

@@ -198,7 +198,33 @@ async fn wait_for_answer(
     rd: &mut BufReader<tokio::net::unix::OwnedReadHalf>,
     wr: &mut tokio::net::unix::OwnedWriteHalf,
 ) {
-    let (req, rx) = match hub.publish(request, Duration::from_millis(timeout_ms)) {
+    // What the page and `pending` show is derived again from the call that
+    // an answer will apply, never taken from the publisher (who may be any
+    // process that reaches the socket, not only a hook).
+    if let Err(m) = request.validate() {
+        let m = ServerMsg::error("invalid_request", format!("invalid request: {m}"));
+        let _ = wr.write_all(m.line().as_bytes()).await;
+        return;
+    }
+    let agent_pid = request.agent_pid;
+    let backend = Arc::clone(&hub.backend);
+    let reviewed = match tokio::task::spawn_blocking(move || backend.review(&request)).await {
+        Ok(Ok(mut r)) => {
+            r.agent_pid = agent_pid;
+            r
+        }
+        Ok(Err(e)) => {
+            let m = ServerMsg::error("invalid_request", format!("refused: {e}"));
+            let _ = wr.write_all(m.line().as_bytes()).await;
+            return;
+        }
+        Err(_) => {
+            let m = ServerMsg::error("internal", "internal error while reviewing the request");
+            let _ = wr.write_all(m.line().as_bytes()).await;
+            return;
+        }
+    };
+    let (req, rx) = match hub.publish(reviewed, Duration::from_millis(timeout_ms)) {
         Ok(x) => x,
         Err(e) => {
             let _ = wr

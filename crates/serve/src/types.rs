@@ -361,6 +361,15 @@ pub enum BackendError {
 /// state db for the page. Called from blocking threads; each call may do file
 /// and SQLite I/O.
 pub trait Backend: Send + Sync + 'static {
+    /// The request as the human must see it, called before it is published.
+    /// Whoever reaches the socket can publish, so nothing a publisher wrote
+    /// for the human (display, header, bullets, hint, options, directory,
+    /// project) may be shown as is: derive it again from the call that
+    /// [`Backend::apply`] will apply (`command`, `tool`, `session`,
+    /// `context`), the way a hook derives it. An error refuses the publish
+    /// (the hook falls back to its host's own behaviour); refuse a call the
+    /// gate would not ask about.
+    fn review(&self, req: &PublishRequest) -> Result<PublishRequest, BackendError>;
     /// Apply `option` (an offered wire key) to `req`: persist what it
     /// persists, log it, and say allow/deny with the resolution line. Called
     /// at most once per request.

@@ -36,7 +36,15 @@ fn login_token_sets_a_strict_httponly_cookie_once_and_redirects_without_it() {
     let path = format!("/login?token={token}");
     let r = http(svc.addr(), "GET", &path, &[], None);
     assert_eq!(r.status, 303);
-    assert_eq!(r.header("location"), Some("/"), "redirect drops the token");
+    // The redirect drops the login token; the session's token rides in the
+    // fragment, which the browser never sends to a server.
+    let location = r.header("location").unwrap().to_string();
+    let csrf = location
+        .strip_prefix("/#csrf=")
+        .unwrap_or_else(|| panic!("{location}"))
+        .to_string();
+    assert_eq!(csrf.len(), 32);
+    assert!(!location.contains(token), "redirect drops the login token");
     let cookie = r.header("set-cookie").unwrap();
     assert!(cookie.contains("HttpOnly"), "{cookie}");
     assert!(cookie.contains("SameSite=Strict"), "{cookie}");
@@ -58,13 +66,20 @@ fn login_token_sets_a_strict_httponly_cookie_once_and_redirects_without_it() {
     assert_eq!(wrong.status, 401);
     let none = http(svc.addr(), "GET", "/login", &[], None);
     assert_eq!(none.status, 401);
-    // The cookie opens the page and the API.
+    // The cookie opens the page; the API needs the session's token too.
     let page = http(svc.addr(), "GET", "/", &[("Cookie", &pair)], None);
     assert_eq!(page.status, 200);
     assert!(page.body.contains("pending-list"));
-    let st = http(svc.addr(), "GET", "/api/state", &[("Cookie", &pair)], None);
+    assert!(!page.body.contains(&csrf));
+    let st = http(
+        svc.addr(),
+        "GET",
+        "/api/state",
+        &[("Cookie", &pair), ("X-Shellgate-CSRF", &csrf)],
+        None,
+    );
     assert_eq!(st.status, 200);
-    assert_eq!(st.json()["csrf"].as_str().unwrap().len(), 32);
+    assert_eq!(st.json()["csrf"].as_str().unwrap(), csrf);
 }
 
 #[test]
@@ -155,7 +170,11 @@ fn a_foreign_host_gets_nothing_even_with_a_valid_cookie() {
         svc.addr(),
         "GET",
         "/api/pending",
-        &[("Host", &format!("localhost:{port}")), ("Cookie", &cookie)],
+        &[
+            ("Host", &format!("localhost:{port}")),
+            ("Cookie", &cookie),
+            ("X-Shellgate-CSRF", &svc.csrf(&cookie)),
+        ],
         None,
     );
     assert_eq!(r.status, 200);
@@ -374,7 +393,11 @@ fn answers_over_http_unknown_expired_double_and_not_offered() {
 fn the_event_stream_follows_publishes_and_answers() {
     let svc = Service::start();
     let cookie = svc.login();
-    let mut sse = Sse::open(svc.addr(), &[("Cookie", &cookie)]);
+    let csrf = svc.csrf(&cookie);
+    let mut sse = Sse::open(
+        svc.addr(),
+        &[("Cookie", &cookie), ("X-Shellgate-CSRF", &csrf)],
+    );
     assert_eq!(sse.status, 200);
     assert!(
         sse.headers
@@ -423,7 +446,15 @@ fn history_grants_revoke_and_sessions_through_the_api() {
         client::answer(&svc.state(), &id, opt).unwrap();
         w.join().unwrap();
     }
-    let get = |path: &str| http(svc.addr(), "GET", path, &[("Cookie", &cookie)], None);
+    let get = |path: &str| {
+        http(
+            svc.addr(),
+            "GET",
+            path,
+            &[("Cookie", &cookie), ("X-Shellgate-CSRF", &csrf)],
+            None,
+        )
+    };
     let h = get("/api/history");
     assert_eq!(h.status, 200);
     assert_eq!(h.json().as_array().unwrap().len(), 3);
@@ -509,8 +540,86 @@ fn logout_ends_the_page_session() {
         svc.addr(),
         "GET",
         "/api/state",
+        &[("Cookie", &cookie), ("X-Shellgate-CSRF", &csrf)],
+        None,
+    );
+    assert_eq!(r.status, 401);
+}
+
+#[test]
+fn the_cookie_alone_reads_and_changes_nothing() {
+    // A browser sends the cookie to every port of 127.0.0.1 (cookies are
+    // not scoped by port), so any local server the human opens in that
+    // browser receives it. With the cookie alone, nothing is served and
+    // nothing can be answered; the session's token is not in any response
+    // the cookie alone gets.
+    let svc = Service::start();
+    let cookie = svc.login();
+    let csrf = svc.csrf(&cookie);
+    let w = publish_in_background(&svc, SECRET);
+    let id = wait_pending(&svc.state(), 1)[0].id.clone();
+    let origin = svc.origin();
+    for path in [
+        "/api/state",
+        "/api/pending",
+        "/api/events",
+        "/api/events?csrf=0123456789abcdef0123456789abcdef",
+        "/api/history",
+        "/api/grants",
+        "/api/sessions",
+    ] {
+        let r = http(svc.addr(), "GET", path, &[("Cookie", &cookie)], None);
+        assert_eq!(r.status, 401, "{path}: {}", r.body);
+        assert!(!r.body.contains("hunter2"), "{path} leaked the command");
+        assert!(!r.body.contains(&csrf), "{path} leaked the token");
+    }
+    let page = http(svc.addr(), "GET", "/", &[("Cookie", &cookie)], None);
+    assert!(!page.body.contains(&csrf) && !page.body.contains("hunter2"));
+    for (path, body) in [
+        (
+            "/api/answer",
+            json!({"id": id, "option": "approve_once"}).to_string(),
+        ),
+        (
+            "/api/revoke",
+            json!({"audience": "personal", "tool": "shell_execute", "verb": "make", "directory": null}).to_string(),
+        ),
+    ] {
+        let r = http(
+            svc.addr(),
+            "POST",
+            path,
+            &[("Cookie", &cookie), ("Origin", &origin)],
+            Some(&body),
+        );
+        assert_eq!(r.status, 403, "{path}: {}", r.body);
+    }
+    assert!(svc.backend.applied().is_empty());
+    // With the token (the header, or the event stream's query) it works.
+    let r = http(
+        svc.addr(),
+        "GET",
+        "/api/pending",
+        &[("Cookie", &cookie), ("X-Shellgate-CSRF", &csrf)],
+        None,
+    );
+    assert_eq!(r.status, 200);
+    assert!(r.body.contains("hunter2"));
+    let sse = Sse::open_path(
+        svc.addr(),
+        &format!("/api/events?csrf={csrf}"),
+        &[("Cookie", &cookie)],
+    );
+    assert_eq!(sse.status, 200);
+    // Not in the query of any other route.
+    let r = http(
+        svc.addr(),
+        "GET",
+        &format!("/api/pending?csrf={csrf}"),
         &[("Cookie", &cookie)],
         None,
     );
     assert_eq!(r.status, 401);
+    client::answer(&svc.state(), &id, "deny").unwrap();
+    w.join().unwrap();
 }

@@ -17,7 +17,8 @@ use shellgate_policy::{Audience, Channel, Os};
 use shellgate_serve::client::{self, ClientError};
 use shellgate_serve::{
     AppliedOutcome, Backend, BackendError, GrantEntry, GrantRef, HistoryEntry, HistoryFilter,
-    PendingRequest, RevokeOutcome, ServeConfig, SessionEntry, SessionGrantEntry, Verdict,
+    PendingRequest, PublishRequest, RevokeOutcome, ServeConfig, SessionEntry, SessionGrantEntry,
+    Verdict,
 };
 use shellgate_store::grant_file::{self, Store};
 
@@ -229,8 +230,18 @@ fn failed(e: impl std::fmt::Display) -> BackendError {
 const HISTORY_SCAN: usize = 50_000;
 
 impl CliBackend {
-    fn apply_inner(&self, p: &PendingRequest, option: &str) -> Result<AppliedOutcome> {
-        let r = &p.request;
+    /// The call a published request stands for, rebuilt from what
+    /// [`Backend::apply`] uses (`command`, `tool`, `session` and `context`;
+    /// never the request's display fields), and the gate's decision on it now.
+    fn rebuild(
+        &self,
+        r: &PublishRequest,
+    ) -> Result<(
+        Edge,
+        shellgate_policy::decision::Context<'static>,
+        Request,
+        shellgate_policy::decision::Decision,
+    )> {
         let c = &r.context;
         let s = |k: &str| c.get(k).and_then(Value::as_str);
         let mut policy = edge::load_policy(&self.homes)?;
@@ -262,6 +273,39 @@ impl CliBackend {
                 .or_else(|| r.cwd.clone()),
         };
         let d = edge::evaluate(&mut edge, &policy, &req, &ctx)?;
+        Ok((edge, ctx, req, d))
+    }
+
+    /// What the human must be shown for a published request: everything
+    /// they read (display, header, bullets, hint, directory, project) and
+    /// the options they may pick are derived again from the call that
+    /// [`Backend::apply`] will apply, the way the hook derives them. A
+    /// request whose call the gate does not ask about now is refused.
+    fn review_inner(&self, r: &PublishRequest) -> Result<PublishRequest> {
+        let (_, ctx, _, d) = self.rebuild(r)?;
+        if d.decision != "ask" {
+            anyhow::bail!(
+                "the gate does not ask about this call (decision {}, {})",
+                d.decision,
+                d.reason
+            );
+        }
+        let json = serde_json::to_value(&d)?;
+        let mut out = PublishRequest::from_decision(
+            &json,
+            &r.host,
+            Some(&ctx.session),
+            ctx.project_dir.as_deref(),
+            r.context.clone(),
+        )
+        .map_err(anyhow::Error::msg)?;
+        out.agent_pid = r.agent_pid;
+        Ok(out)
+    }
+
+    fn apply_inner(&self, p: &PendingRequest, option: &str) -> Result<AppliedOutcome> {
+        let r = &p.request;
+        let (mut edge, ctx, req, d) = self.rebuild(r)?;
         if d.decision != "ask" {
             // Something changed since the hook asked (a grant was added, the
             // policy now denies): the call's decision stands.
@@ -301,6 +345,10 @@ impl CliBackend {
 }
 
 impl Backend for CliBackend {
+    fn review(&self, req: &PublishRequest) -> Result<PublishRequest, BackendError> {
+        self.review_inner(req).map_err(failed)
+    }
+
     fn apply(&self, req: &PendingRequest, option: &str) -> Result<AppliedOutcome, BackendError> {
         self.apply_inner(req, option).map_err(failed)
     }

@@ -37,6 +37,13 @@ pub struct FakeBackend {
     /// Each apply sleeps this long (to widen races).
     pub delay: Mutex<Duration>,
     pub fail: AtomicBool,
+    /// When set, review plays the engine: the request is shown as this
+    /// (display, header, bullets, hint, options), whatever was published.
+    pub engine_view: Mutex<Option<PublishRequest>>,
+    /// Review refuses every request (the engine would not ask).
+    pub refuse_review: AtomicBool,
+    /// Requests review saw, in order.
+    pub reviewed: Mutex<Vec<PublishRequest>>,
 }
 
 impl FakeBackend {
@@ -60,6 +67,27 @@ fn verb_of(command: &str) -> String {
 }
 
 impl Backend for FakeBackend {
+    fn review(&self, req: &PublishRequest) -> Result<PublishRequest, BackendError> {
+        self.reviewed.lock().unwrap().push(req.clone());
+        if self.refuse_review.load(Ordering::SeqCst) {
+            return Err(BackendError::Failed(
+                "the gate does not ask about this call".into(),
+            ));
+        }
+        let mut out = req.clone();
+        if let Some(v) = self.engine_view.lock().unwrap().as_ref() {
+            out.display = v.display.clone();
+            out.header = v.header.clone();
+            out.bullets = v.bullets.clone();
+            out.hint = v.hint.clone();
+            out.options = v.options.clone();
+            out.cwd = v.cwd.clone();
+            out.project_dir = v.project_dir.clone();
+            out.agent_pid = None;
+        }
+        Ok(out)
+    }
+
     fn apply(&self, req: &PendingRequest, option: &str) -> Result<AppliedOutcome, BackendError> {
         let d = *self.delay.lock().unwrap();
         if !d.is_zero() {
@@ -245,6 +273,8 @@ pub struct Service {
     pub dir: tempfile::TempDir,
     pub handle: Option<ServerHandle>,
     pub backend: Arc<FakeBackend>,
+    /// (cookie, session token) of each login.
+    pub keys: Mutex<Vec<(String, String)>>,
 }
 
 impl Service {
@@ -258,6 +288,7 @@ impl Service {
             dir,
             handle: Some(handle),
             backend,
+            keys: Mutex::new(Vec::new()),
         }
     }
     pub fn state(&self) -> PathBuf {
@@ -280,19 +311,25 @@ impl Service {
         let r = http(self.addr(), "GET", &path, &[], None);
         assert_eq!(r.status, 303, "{}", r.body);
         let set = r.header("set-cookie").expect("cookie set");
-        set.split(';').next().unwrap().trim().to_string()
+        let cookie = set.split(';').next().unwrap().trim().to_string();
+        let location = r.header("location").expect("redirect");
+        let csrf = location
+            .strip_prefix("/#csrf=")
+            .unwrap_or_else(|| panic!("token in the fragment: {location}"))
+            .to_string();
+        self.keys.lock().unwrap().push((cookie.clone(), csrf));
+        cookie
     }
-    /// The CSRF token of a logged-in cookie.
+    /// The session token of a logged-in cookie, as the page holds it (from
+    /// the login redirect's fragment).
     pub fn csrf(&self, cookie: &str) -> String {
-        let r = http(
-            self.addr(),
-            "GET",
-            "/api/state",
-            &[("Cookie", cookie)],
-            None,
-        );
-        assert_eq!(r.status, 200, "{}", r.body);
-        r.json()["csrf"].as_str().unwrap().to_string()
+        self.keys
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|(c, _)| c == cookie)
+            .map(|(_, k)| k.clone())
+            .expect("a cookie from login()")
     }
     pub fn origin(&self) -> String {
         format!("http://{}", self.addr())
@@ -444,9 +481,13 @@ pub struct Sse {
 
 impl Sse {
     pub fn open(addr: SocketAddr, headers: &[(&str, &str)]) -> Sse {
+        Sse::open_path(addr, "/api/events", headers)
+    }
+
+    pub fn open_path(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Sse {
         let mut s = TcpStream::connect(addr).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        s.write_all(request_text(addr, "GET", "/api/events", headers, None).as_bytes())
+        s.write_all(request_text(addr, "GET", path, headers, None).as_bytes())
             .unwrap();
         let mut r = BufReader::new(s);
         let (status, headers) = read_head(&mut r);

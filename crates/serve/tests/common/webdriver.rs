@@ -195,6 +195,20 @@ impl Browser {
         );
     }
 
+    /// A real mouse click at viewport coordinates (CSS pixels).
+    pub fn click_at(&self, x: f64, y: f64) {
+        self.cmd(
+            "POST",
+            "/actions",
+            Some(json!({"actions": [{"type": "pointer", "id": "mouse",
+                "parameters": {"pointerType": "mouse"}, "actions": [
+                {"type": "pointerMove", "x": x.round() as i64, "y": y.round() as i64, "origin": "viewport"},
+                {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}
+            ]}]})),
+        );
+        self.cmd("DELETE", "/actions", None);
+    }
+
     pub fn text(&self, element: &str) -> String {
         self.cmd("GET", &format!("/element/{element}/text"), None)
             .as_str()
