@@ -311,16 +311,14 @@ fn program_on_path_in_roots(
             }
         };
         let cand = format!("{}/{program}", dir.trim_end_matches('/'));
-        if fs.stat(&cand).is_err() && fs.lstat(&cand).is_err() {
-            continue;
-        }
-        if roots.iter().any(|r| within(&cand, r, ci)) {
+        // Where the entry lies first (strings, and the entry's resolution,
+        // which every program asked about shares): the system's entries
+        // then cost no probe per program and helper.
+        let in_root = roots.iter().any(|r| within(&cand, r, ci))
+            || matches!(resolve::kernel(fs, &dir, true),
+                Kernel::Path(k) if roots.iter().any(|r| within(&k, r, ci)));
+        if in_root && (fs.stat(&cand).is_ok() || fs.lstat(&cand).is_ok()) {
             return true;
-        }
-        if let Kernel::Path(k) = resolve::kernel(fs, &dir, true) {
-            if roots.iter().any(|r| within(&k, r, ci)) {
-                return true;
-            }
         }
     }
     false
