@@ -117,13 +117,11 @@ async fn handle(stream: UnixStream, hub: Arc<Hub>, url: String, agents: Agents) 
     let line = match tokio::time::timeout(FIRST_LINE, read_line(&mut rd)).await {
         Ok(Some(l)) => l,
         Ok(None) => {
-            let _ = wr
-                .write_all(
-                    ServerMsg::error("invalid_request", "expected one JSON line")
-                        .line()
-                        .as_bytes(),
-                )
-                .await;
+            send(
+                &mut wr,
+                ServerMsg::error("invalid_request", "expected one JSON line"),
+            )
+            .await;
             return;
         }
         Err(_) => return,
@@ -132,7 +130,7 @@ async fn handle(stream: UnixStream, hub: Arc<Hub>, url: String, agents: Agents) 
         Ok(e) => e,
         Err(e) => {
             let m = ServerMsg::error("invalid_request", format!("cannot read the request: {e}"));
-            let _ = wr.write_all(m.line().as_bytes()).await;
+            send(&mut wr, m).await;
             return;
         }
     };
@@ -144,7 +142,7 @@ async fn handle(stream: UnixStream, hub: Arc<Hub>, url: String, agents: Agents) 
                 env.v
             ),
         );
-        let _ = wr.write_all(m.line().as_bytes()).await;
+        send(&mut wr, m).await;
         return;
     }
     if let ClientMsg::Publish { request, .. } = &env.msg {
@@ -163,7 +161,7 @@ async fn handle(stream: UnixStream, hub: Arc<Hub>, url: String, agents: Agents) 
                 "refused: this process runs under the agent (pid {agent}) whose requests wait here, and an agent cannot answer its own requests; answer in the approval page or from a terminal outside the agent"
             ),
         );
-        let _ = wr.write_all(m.line().as_bytes()).await;
+        send(&mut wr, m).await;
         return;
     }
     let reply = match env.msg {
@@ -188,7 +186,12 @@ async fn handle(stream: UnixStream, hub: Arc<Hub>, url: String, agents: Agents) 
             Err(_) => ServerMsg::error("internal", "cannot draw a random token"),
         },
     };
-    let _ = wr.write_all(reply.line().as_bytes()).await;
+    send(&mut wr, reply).await;
+}
+
+/// Write one message line; a peer that went away has nothing to read it.
+async fn send(wr: &mut tokio::net::unix::OwnedWriteHalf, m: ServerMsg) {
+    let _ = wr.write_all(m.line().as_bytes()).await;
 }
 
 async fn wait_for_answer(
@@ -203,33 +206,37 @@ async fn wait_for_answer(
     // process that reaches the socket, not only a hook).
     if let Err(m) = request.validate() {
         let m = ServerMsg::error("invalid_request", format!("invalid request: {m}"));
-        let _ = wr.write_all(m.line().as_bytes()).await;
+        send(wr, m).await;
         return;
     }
     let agent_pid = request.agent_pid;
     let backend = Arc::clone(&hub.backend);
     let reviewed = match tokio::task::spawn_blocking(move || backend.review(&request)).await {
-        Ok(Ok(mut r)) => {
-            r.agent_pid = agent_pid;
-            r
-        }
+        Ok(Ok(r)) => r,
         Ok(Err(e)) => {
-            let m = ServerMsg::error("invalid_request", format!("refused: {e}"));
-            let _ = wr.write_all(m.line().as_bytes()).await;
+            send(
+                wr,
+                ServerMsg::error("invalid_request", format!("refused: {e}")),
+            )
+            .await;
             return;
         }
         Err(_) => {
             let m = ServerMsg::error("internal", "internal error while reviewing the request");
-            let _ = wr.write_all(m.line().as_bytes()).await;
+            send(wr, m).await;
             return;
         }
+    };
+    // The agent's pid is the publisher's claim the socket checked above,
+    // not the backend's to set.
+    let reviewed = crate::PublishRequest {
+        agent_pid,
+        ..reviewed
     };
     let (req, rx) = match hub.publish(reviewed, Duration::from_millis(timeout_ms)) {
         Ok(x) => x,
         Err(e) => {
-            let _ = wr
-                .write_all(ServerMsg::error(e.code(), e.message()).line().as_bytes())
-                .await;
+            send(wr, ServerMsg::error(e.code(), e.message())).await;
             return;
         }
     };
@@ -261,14 +268,12 @@ async fn wait_for_answer(
                     // The service is stopping: close without a final line.
                     Err(_) => return,
                 };
-                let _ = wr.write_all(reply.line().as_bytes()).await;
+                send(wr, reply).await;
                 return;
             }
             _ = &mut sleep, if !past_deadline => {
                 if hub.expire(&id) {
-                    let _ = wr
-                        .write_all(ServerMsg::Expired { id: id.clone() }.line().as_bytes())
-                        .await;
+                    send(wr, ServerMsg::Expired { id: id.clone() }).await;
                     return;
                 }
                 // An answer is being applied right now: wait for it.

@@ -291,16 +291,14 @@ impl CliBackend {
             );
         }
         let json = serde_json::to_value(&d)?;
-        let mut out = PublishRequest::from_decision(
+        PublishRequest::from_decision(
             &json,
             &r.host,
             Some(&ctx.session),
             ctx.project_dir.as_deref(),
             r.context.clone(),
         )
-        .map_err(anyhow::Error::msg)?;
-        out.agent_pid = r.agent_pid;
-        Ok(out)
+        .map_err(anyhow::Error::msg)
     }
 
     fn apply_inner(&self, p: &PendingRequest, option: &str) -> Result<AppliedOutcome> {
