@@ -124,6 +124,12 @@ pub(super) fn sandboxed(call: &ShellCall, out: &mut Decision) -> bool {
     true
 }
 
+/// Why a program is not run sandboxed: its fit (`sandboxable::fit`) is
+/// neither a build nor an edit, or only passive where something needs
+/// approving.
+const NOT_A_BUILD_OR_EDIT: &str =
+    "a program the sandbox does not run without a human (not a build, test or edit the model knows)";
+
 fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
     let ctx = call.ctx;
     let offer = call
@@ -232,7 +238,7 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
         }
         let f = fit(inv, &ctx.home, safe, &place);
         if f == Fit::No {
-            return Err("a program the sandbox does not run without a human (not a build, test or edit the model knows)");
+            return Err(NOT_A_BUILD_OR_EDIT);
         }
         let unapproved = cc.dirs.iter().any(|d| {
             out.candidates
@@ -245,9 +251,7 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
         match f {
             Fit::Build => build = true,
             Fit::Edit => {}
-            Fit::Passive | Fit::No => {
-                return Err("a program the sandbox does not run without a human (not a build, test or edit the model knows)")
-            }
+            Fit::Passive | Fit::No => return Err(NOT_A_BUILD_OR_EDIT),
         }
         // A word known only at run time could name anything; only an
         // option's value may be dynamic (`-j$(nproc)`).
