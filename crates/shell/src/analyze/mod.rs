@@ -209,6 +209,28 @@ mod tests {
     }
 
     #[test]
+    fn a_program_anchored_at_the_home_is_that_path() {
+        for cmd in [
+            "~/go/bin/goimports -w a.go",
+            "$HOME/go/bin/goimports -w a.go",
+        ] {
+            let a = an(cmd);
+            assert!(!a.is_complex(), "{cmd}: {:?}", a.complex_reasons);
+            assert_eq!(programs(&a), vec!["/home/u/go/bin/goimports"], "{cmd}");
+        }
+        // Wrappers named so are unwrapped like any path to them.
+        assert_eq!(programs(&an("~/bin/timeout 5 rm -rf x")), vec!["rm"]);
+        for cmd in ["~root/bin/x", "~/bin/*", "~/{a,b}/x", "$HOME$X/x"] {
+            assert!(
+                an(cmd)
+                    .complex_reasons
+                    .contains(&"dynamic_verb".to_string()),
+                "{cmd}"
+            );
+        }
+    }
+
+    #[test]
     fn cd_tracking() {
         let a = an("cd /tmp && ls; (cd /etc); pwd");
         let cwds: Vec<_> = a

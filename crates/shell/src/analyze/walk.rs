@@ -374,8 +374,11 @@ impl<'e> Walker<'e> {
         }
 
         // Unwrap transparent wrappers (§3.3).
-        let (argv, wrappers, own_cwd) =
-            self.unwrap_wrappers(s.words.clone(), &mut env, cwd.dir.clone());
+        let (argv, wrappers, own_cwd) = self.unwrap_wrappers(
+            home_program(s.words.clone(), &self.env.home),
+            &mut env,
+            cwd.dir.clone(),
+        );
 
         let Some(w0) = argv.first() else {
             return Vec::new();
@@ -719,4 +722,34 @@ fn literal_output(cmd: &Command) -> Option<Vec<String>> {
             .flat_map(|a| a.split_whitespace().map(str::to_string).collect::<Vec<_>>())
             .collect(),
     )
+}
+
+/// A program word anchored at the home and otherwise static
+/// (`~/go/bin/goimports`, `$HOME/.local/bin/uv`) names one file, as an
+/// operand written so does: it is read as that absolute path (the verb a
+/// grant names, the basename the rules look up) instead of as a dynamic
+/// verb. The source text stays for display. `~user`, other parameters,
+/// substitutions, globs and braces stay dynamic; so does any word when the
+/// home is not an absolute path.
+fn home_program(mut words: Vec<Word>, home: &str) -> Vec<Word> {
+    let Some(w0) = words.first_mut() else {
+        return words;
+    };
+    let anchored = matches!(w0.segs.first(), Some(crate::word::Seg::Home));
+    if !anchored
+        || w0.is_literal()
+        || w0.glob
+        || !w0.substs.is_empty()
+        || !w0.evals.is_empty()
+        || !home.starts_with('/')
+    {
+        return words;
+    }
+    if let Some(path) = w0.expanded(home) {
+        let raw = std::mem::take(&mut w0.raw);
+        let mut w = Word::static_text(&path, w0.start, false);
+        w.raw = raw;
+        *w0 = w;
+    }
+    words
 }
