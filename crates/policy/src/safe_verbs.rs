@@ -7,7 +7,7 @@
 use crate::candidates::EXEMPT_DEVICES;
 use crate::model::Os;
 use shellgate_programs::judge;
-use shellgate_shell::analyze::Invocation;
+use shellgate_shell::analyze::{Invocation, PROC_SUBST_INPUT};
 use shellgate_shell::syntax::RedirTarget;
 use shellgate_shell::verbs::git_skip_globals;
 
@@ -81,11 +81,15 @@ impl SafeVerbs {
             return false;
         }
         // Words must be static (a `~` prefix is fine): a dynamic argument
-        // could expand to an unsafe flag.
+        // could expand to an unsafe flag. An input process substitution is
+        // the name of a pipe (its command is a candidate of its own).
         let words: Option<Vec<String>> = inv
             .argv
             .iter()
             .map(|w| {
+                if w.is_input_proc_subst() {
+                    return Some(PROC_SUBST_INPUT.to_string());
+                }
                 w.literal()
                     .or_else(|| (!w.is_dynamic()).then(|| w.lossy_value()))
             })

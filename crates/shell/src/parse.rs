@@ -608,13 +608,17 @@ impl<'a> Converter<'a> {
                 }
             }
             ast::CommandPrefixOrSuffixItem::ProcessSubstitution(kind, sub) => {
-                let raw = self.slice(&sub.loc).unwrap_or("<(…)").to_string();
+                let output = matches!(kind, ast::ProcessSubstitutionKind::Write);
+                // The parser's location covers the parenthesized list; the
+                // placeholder shows the direction as written.
+                let body_text = self.slice(&sub.loc).unwrap_or("(…)");
+                let raw = format!("{}{body_text}", if output { '>' } else { '<' });
                 let start = self.base + sub.loc.start.index;
                 out.start = out.start.min(start);
                 let body = self.list(&sub.list)?;
                 out.proc_substs.push(ProcSubst {
                     word_index: out.words.len(),
-                    output: matches!(kind, ast::ProcessSubstitutionKind::Write),
+                    output,
                     body,
                 });
                 out.words.push(Word::proc_subst(&raw, start));

@@ -189,6 +189,13 @@ impl Word {
         }
     }
 
+    /// Whether this is the placeholder of an input process substitution
+    /// (`<( … )`): bash passes the name of a pipe (`/dev/fd/N`) whose
+    /// writer is the substituted command, gated on its own.
+    pub fn is_input_proc_subst(&self) -> bool {
+        self.proc_subst && self.raw.starts_with("<(")
+    }
+
     /// Placeholder for a `<( … )` / `>( … )` argument.
     pub fn proc_subst(raw: &str, start: usize) -> Word {
         Word {

@@ -25,7 +25,7 @@ mod unwrap;
 mod walk;
 
 pub use envkind::{classify as classify_env, excused_by_value, EnvKind};
-pub use model::{concerns_hard_deny, Reading};
+pub use model::{concerns_hard_deny, Reading, PROC_SUBST_INPUT};
 pub use reasons::dangerous_env;
 
 use crate::parse;

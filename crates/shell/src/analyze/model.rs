@@ -11,6 +11,9 @@ use super::walk::{Ctx, Walker};
 use crate::paths::basename;
 use crate::word::Word;
 
+/// What bash passes for an input process substitution.
+pub const PROC_SUBST_INPUT: &str = "/dev/fd/63";
+
 /// An argument as the model reads it.
 #[derive(Debug, Clone)]
 enum ArgText {
@@ -39,6 +42,9 @@ impl Reading {
             .iter()
             .map(|w| match w.expanded(home) {
                 Some(v) if !w.proc_subst => ArgText::Static(v),
+                // `<( … )` is a pipe from a command gated on its own: the
+                // program reads the name bash passes (`/dev/fd/N`).
+                _ if w.is_input_proc_subst() => ArgText::Static(PROC_SUBST_INPUT.to_string()),
                 _ => ArgText::Dynamic(w.static_prefix(home).0),
             })
             .collect();
