@@ -290,7 +290,15 @@ impl Walker<'_> {
                         // declare +x NAME
                     } else {
                         names.push(w);
-                        if base != "unset" {
+                        if base == "unset" {
+                            // Unsetting a name the rest of the list depends
+                            // on changes it as setting does (`unset HOME`:
+                            // `$HOME/bin/x` is `/bin/x`).
+                            let name = w.literal().unwrap_or_default();
+                            if STATEMENT_POISON.contains(&name.as_str()) {
+                                cwd.vars.assign(&name, None);
+                            }
+                        } else {
                             let full = w.literal().unwrap_or_default();
                             let (name, value) = match full.split_once('=') {
                                 Some((n, v)) => (n.to_string(), Some(v.to_string())),
@@ -301,6 +309,24 @@ impl Walker<'_> {
                         }
                     }
                     i += 1;
+                }
+            }
+            // `getopts OPTSTRING NAME [ARGS]` and `wait -p NAME` assign
+            // NAME.
+            "getopts" => {
+                if let Some(n) = argv.get(2) {
+                    names.push(n);
+                    cwd.vars.assign(&n.literal().unwrap_or_default(), None);
+                }
+            }
+            "wait" => {
+                for (i, w) in argv.iter().enumerate() {
+                    if w.lit().as_deref() == Some("-p") {
+                        if let Some(n) = argv.get(i + 1) {
+                            names.push(n);
+                            cwd.vars.assign(&n.literal().unwrap_or_default(), None);
+                        }
+                    }
                 }
             }
             "let" => {
