@@ -9,7 +9,7 @@ use anyhow::{bail, Context as _, Result};
 use shellgate_policy::config::{load_user_safe_verbs, PolicyConfig};
 use shellgate_policy::decision::{self, Context, Policy};
 use shellgate_policy::fs::{FileKind, Fs, OsFs};
-use shellgate_policy::{Audience, Channel, Os};
+use shellgate_policy::{Audience, Channel, Os, RunEnv};
 use shellgate_store::state::{is_valid_session_id, SessionRecord, StateDb};
 use shellgate_store::{StoreCache, StoreLookups};
 
@@ -418,7 +418,26 @@ pub fn build_context(edge: &mut Edge, flags: &CallFlags) -> Result<Context<'stat
         home: homes.user.clone(),
         gate_home: homes.gate_str(),
         fs: edge.fs,
+        run_env: inherited_env(),
     })
+}
+
+/// The environment commands run in: the host's, which the gate inherits
+/// and passes on (read once per process).
+fn inherited_env() -> RunEnv<'static> {
+    static VARS: std::sync::OnceLock<(Option<String>, Option<String>)> = std::sync::OnceLock::new();
+    let (path, xdg) = VARS.get_or_init(|| {
+        (
+            // Bytes that are not UTF-8 become U+FFFD, which the policy
+            // reads as an entry it cannot know (fail closed).
+            std::env::var_os("PATH").map(|p| p.to_string_lossy().into_owned()),
+            std::env::var("XDG_CONFIG_HOME").ok(),
+        )
+    });
+    RunEnv {
+        path: path.as_deref(),
+        xdg_config_home: xdg.as_deref(),
+    }
 }
 
 /// `mkdir -p` that costs one system call when the directory exists.

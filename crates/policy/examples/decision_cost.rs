@@ -83,6 +83,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         home: format!("{root}/home"),
         gate_home: format!("{root}/home/.shellgate"),
         fs: if probes { &logged } else { &OsFs },
+        run_env: shellgate_policy::RunEnv {
+            path: Some("/usr/local/bin:/usr/bin:/bin"),
+            xdg_config_home: None,
+        },
     };
     let policy = Policy::new(PolicyConfig::default(), &[]);
     let req = Request {

@@ -46,5 +46,5 @@ pub mod safe_verbs;
 pub mod sandboxable;
 pub mod secrets;
 
-pub use decision::{evaluate, Context, Decision, Lookups, NoLookups, Policy, Request};
+pub use decision::{evaluate, Context, Decision, Lookups, NoLookups, Policy, Request, RunEnv};
 pub use model::{Audience, Channel, Os};

@@ -48,6 +48,9 @@ pub struct Protected<'a> {
     extra_write: Vec<String>,
     /// Case-insensitive comparisons (macOS, Windows).
     ci: bool,
+    /// `XDG_CONFIG_HOME` of the environment commands run in (git's user
+    /// configuration).
+    xdg_config_home: Option<String>,
     /// Directories where hosts read their settings besides the home (the
     /// project root, the call's working directory).
     settings_dirs: Vec<String>,
@@ -111,6 +114,7 @@ impl<'a> Protected<'a> {
             write_roots,
             read_roots,
             ci: false,
+            xdg_config_home: None,
             settings_dirs: Vec::new(),
             read_aliases: OnceCell::new(),
             write_aliases: OnceCell::new(),
@@ -122,6 +126,14 @@ impl<'a> Protected<'a> {
     /// Compare paths case-insensitively (macOS and Windows, §15.2).
     pub fn case_insensitive(mut self, ci: bool) -> Self {
         self.ci = ci;
+        self
+    }
+
+    /// `XDG_CONFIG_HOME` of the environment commands run in: where git
+    /// finds the user's configuration (its `include.path` and
+    /// `core.hooksPath` name files git reads as configuration).
+    pub fn xdg_config_home(mut self, xdg: Option<&str>) -> Self {
+        self.xdg_config_home = xdg.map(str::to_string);
         self
     }
 
@@ -823,7 +835,13 @@ impl<'a> Protected<'a> {
             return Verdict::Protected(lexical.to_string());
         }
         if self.variants(&t, Access::Write).iter().any(|v| {
-            repo::is_git_internal(v, self.ci) || repo::git_reads_as_config(self.fs, v, &self.home)
+            repo::is_git_internal(v, self.ci)
+                || repo::git_reads_as_config(
+                    self.fs,
+                    v,
+                    &self.home,
+                    self.xdg_config_home.as_deref(),
+                )
         }) {
             return Verdict::GitInternal(lexical.to_string());
         }
@@ -990,7 +1008,8 @@ pub fn assess(p: &Protected, inv: &Invocation, touches: &[Touch], reader: bool) 
         };
         if written
             && p.variants(t, Access::Write).iter().any(|v| {
-                repo::is_git_internal(v, p.ci) || repo::git_reads_as_config(p.fs, v, &p.home)
+                repo::is_git_internal(v, p.ci)
+                    || repo::git_reads_as_config(p.fs, v, &p.home, p.xdg_config_home.as_deref())
             })
         {
             push("git_internals", &mut out);

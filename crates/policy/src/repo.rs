@@ -558,7 +558,12 @@ fn common_dir(fs: &dyn Fs, gitdir: &str) -> Result<String, String> {
 /// user's and the system's (`~/.gitconfig`, the XDG one, `/etc/gitconfig`)
 /// (red-team rounds two and three). A write to it is a write to git's
 /// internals. `path` is absolute (lexical or kernel).
-pub fn git_reads_as_config(fs: &dyn Fs, path: &str, home: &str) -> bool {
+pub fn git_reads_as_config(
+    fs: &dyn Fs,
+    path: &str,
+    home: &str,
+    xdg_config_home: Option<&str>,
+) -> bool {
     let dir = paths::parent(path);
     let Kernel::Path(kd) = resolve::kernel(fs, &dir, true) else {
         return false;
@@ -588,7 +593,7 @@ pub fn git_reads_as_config(fs: &dyn Fs, path: &str, home: &str) -> bool {
             .any(|t| **t == k || dir && within(t, &k, false))
     };
     let mut files = vec![(format!("{gitdir}/config"), gitdir.clone())];
-    files.extend(user_config_files(home));
+    files.extend(user_config_files(home, xdg_config_home));
     for (file, include_base) in files {
         let Ok(data) = fs.read_file(&file, 1 << 20) else {
             continue;
@@ -611,12 +616,13 @@ pub fn git_reads_as_config(fs: &dyn Fs, path: &str, home: &str) -> bool {
     false
 }
 
-/// The user's and the system's git config files, as git finds them.
-fn user_config_files(home: &str) -> [(String, String); 3] {
+/// The user's and the system's git config files, as git finds them
+/// (`XDG_CONFIG_HOME` of the environment git runs in, when absolute).
+fn user_config_files(home: &str, xdg_config_home: Option<&str>) -> [(String, String); 3] {
     let home = home.trim_end_matches('/');
-    let xdg = std::env::var("XDG_CONFIG_HOME")
-        .ok()
+    let xdg = xdg_config_home
         .filter(|x| x.starts_with('/'))
+        .map(str::to_string)
         .unwrap_or_else(|| format!("{home}/.config"));
     [
         (format!("{home}/.gitconfig"), home.to_string()),
@@ -630,18 +636,24 @@ fn user_config_files(home: &str) -> [(String, String); 3] {
 /// (`diff.submodule = diff`): a submodule checkout in the work tree then
 /// runs its own config (textconv, external diff) for any gitlink change in
 /// history, which the index check cannot see (red-team round two, G5).
-pub fn user_config_diffs_submodules(fs: &dyn Fs, home: &str) -> bool {
-    user_config_files(home).iter().any(|(file, _)| {
-        fs.read_file(file, 1 << 20).is_ok_and(|data| {
-            gitfmt::config::entries(&String::from_utf8_lossy(&data))
-                .iter()
-                .any(|e| {
-                    e.section == "diff"
-                        && e.key == "submodule"
-                        && e.value.eq_ignore_ascii_case("diff")
-                })
+pub fn user_config_diffs_submodules(
+    fs: &dyn Fs,
+    home: &str,
+    xdg_config_home: Option<&str>,
+) -> bool {
+    user_config_files(home, xdg_config_home)
+        .iter()
+        .any(|(file, _)| {
+            fs.read_file(file, 1 << 20).is_ok_and(|data| {
+                gitfmt::config::entries(&String::from_utf8_lossy(&data))
+                    .iter()
+                    .any(|e| {
+                        e.section == "diff"
+                            && e.key == "submodule"
+                            && e.value.eq_ignore_ascii_case("diff")
+                    })
+            })
         })
-    })
 }
 
 /// The index file of the repository git opens in `cwd` (`None`: no
@@ -1035,22 +1047,26 @@ mod tests {
         assert!(git_reads_as_config(
             &OsFs,
             &format!("{p}/team.gitconfig"),
-            "/nonexistent-home"
+            "/nonexistent-home",
+            None
         ));
         assert!(git_reads_as_config(
             &OsFs,
             &format!("{p}/.husky/post-index-change"),
-            "/nonexistent-home"
+            "/nonexistent-home",
+            None
         ));
         assert!(!git_reads_as_config(
             &OsFs,
             &format!("{p}/src/main.rs"),
-            "/nonexistent-home"
+            "/nonexistent-home",
+            None
         ));
         assert!(!git_reads_as_config(
             &OsFs,
             &format!("{p}/.gitconfig"),
-            "/nonexistent-home"
+            "/nonexistent-home",
+            None
         ));
         fs::write(
             format!("{p}/.git/config"),
@@ -1059,8 +1075,18 @@ mod tests {
         .unwrap();
         let home = format!("{r}/home");
         fs::create_dir_all(&home).unwrap();
-        assert!(git_reads_as_config(&OsFs, &format!("{p}/abs.cfg"), &home));
-        assert!(git_reads_as_config(&OsFs, &format!("{p}/tilde.cfg"), &home));
+        assert!(git_reads_as_config(
+            &OsFs,
+            &format!("{p}/abs.cfg"),
+            &home,
+            None
+        ));
+        assert!(git_reads_as_config(
+            &OsFs,
+            &format!("{p}/tilde.cfg"),
+            &home,
+            None
+        ));
         // a relative hooksPath in the user's own config is the work tree's
         fs::write(
             format!("{home}/.gitconfig"),
@@ -1070,21 +1096,36 @@ mod tests {
         assert!(git_reads_as_config(
             &OsFs,
             &format!("{p}/.githooks/post-index-change"),
-            &home
+            &home,
+            None
         ));
         // diff.submodule = diff in the user's config (G5)
-        assert!(!user_config_diffs_submodules(&OsFs, &home));
+        assert!(!user_config_diffs_submodules(&OsFs, &home, None));
         fs::write(
             format!("{home}/.gitconfig"),
             "[core]\n\thooksPath = .githooks\n[diff]\n\tsubmodule = diff ; all of it\n",
         )
         .unwrap();
-        assert!(user_config_diffs_submodules(&OsFs, &home));
+        assert!(user_config_diffs_submodules(&OsFs, &home, None));
+        // XDG_CONFIG_HOME of the environment git runs in (Context::run_env)
+        // names the other user file.
+        let xdg = format!("{home}/xdg");
+        fs::create_dir_all(format!("{xdg}/git")).unwrap();
+        fs::write(format!("{xdg}/git/config"), "[diff]\n\tsubmodule = diff\n").unwrap();
+        fs::write(format!("{home}/.gitconfig"), "").unwrap();
+        assert!(!user_config_diffs_submodules(&OsFs, &home, None));
+        assert!(user_config_diffs_submodules(&OsFs, &home, Some(&xdg)));
+        fs::write(
+            format!("{home}/.gitconfig"),
+            "[core]\n\thooksPath = .githooks\n[diff]\n\tsubmodule = diff ; all of it\n",
+        )
+        .unwrap();
         fs::write(format!("{p}/.git/config"), "[core]\n\tbare = false\n").unwrap();
         assert!(!git_reads_as_config(
             &OsFs,
             &format!("{p}/team.gitconfig"),
-            "/nonexistent-home"
+            "/nonexistent-home",
+            None
         ));
         // A project literally named `worktrees` is an ordinary repository.
         let q = format!("{r}/worktrees");

@@ -76,7 +76,7 @@ impl SafeVerbs {
     /// programs (and the user's own additions) match the list by token
     /// prefix with the §8.1 argument rules. Never with a write redirect,
     /// never a path-qualified program word.
-    pub fn qualifies(&self, inv: &Invocation) -> bool {
+    pub fn qualifies(&self, inv: &Invocation, search_path: Option<&str>) -> bool {
         if has_write_redirect(inv) {
             return false;
         }
@@ -106,7 +106,7 @@ impl SafeVerbs {
                 if judge::read_only(&r.parsed, &args).is_ok() {
                     return true;
                 }
-                if judge::help_only(&r.parsed) && on_path(first) {
+                if judge::help_only(&r.parsed) && on_path(first, search_path) {
                     return true;
                 }
             }
@@ -142,15 +142,14 @@ impl SafeVerbs {
 
 /// A bare program name found in a `PATH` directory outside any project:
 /// its `--help` is the installed tool's, not a local script's.
-fn on_path(program: &str) -> bool {
+fn on_path(program: &str, search_path: Option<&str>) -> bool {
     if program.contains('/') {
         return false;
     }
-    let Some(path) = std::env::var_os("PATH") else {
+    let Some(path) = search_path else {
         return false;
     };
-    std::env::split_paths(&path).any(|d| {
-        let ds = d.to_string_lossy();
+    path.split(':').any(|ds| {
         // Only absolute, system-like directories count (never `.`, a
         // relative entry, or a project's node_modules/.bin or venv).
         ds.starts_with('/')
@@ -166,7 +165,7 @@ fn on_path(program: &str) -> bool {
                 || ds.contains("/.cargo/bin")
                 || ds.contains("/.local/bin")
                 || ds.contains("/go/bin"))
-            && d.join(program).is_file()
+            && std::path::Path::new(ds).join(program).is_file()
     })
 }
 
@@ -504,7 +503,9 @@ mod tests {
             },
         );
         let sv = SafeVerbs::bundled(Os::Linux);
-        a.invocations.iter().all(|i| sv.qualifies(i))
+        a.invocations
+            .iter()
+            .all(|i| sv.qualifies(i, Some("/usr/bin:/bin")))
     }
 
     #[test]

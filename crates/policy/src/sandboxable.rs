@@ -146,6 +146,8 @@ pub struct Place<'a> {
     pub in_project: &'a dyn Fn(&str) -> bool,
     /// Whether a path is a regular file (a final link not followed).
     pub regular_file: &'a dyn Fn(&str) -> bool,
+    /// `PATH` of the environment the command runs in.
+    pub search_path: Option<&'a str>,
 }
 
 /// The fit of one simple command. `in_project`: whether a path lies inside
@@ -205,7 +207,7 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
         if is_side_effect(&base) {
             return if writes { Fit::Edit } else { Fit::Passive };
         }
-        return reader_fit(inv, safe, writes);
+        return reader_fit(inv, safe, writes, place);
     };
     let parsed = parse(prog, &args);
     if network_or_worse(&parsed) {
@@ -241,14 +243,14 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
                     Fit::No
                 }
             } else {
-                reader_fit(inv, safe, writes)
+                reader_fit(inv, safe, writes, place)
             }
         }
         Kind::Other | Kind::System => {
             if project_code {
                 Fit::Build
             } else if writes {
-                reader_fit(inv, safe, writes)
+                reader_fit(inv, safe, writes, place)
             } else {
                 Fit::Passive
             }
@@ -591,13 +593,13 @@ fn runner_fit(
 
 /// A reader: `Edit` when its only write is a redirect, `Passive` when it
 /// writes nothing.
-fn reader_fit(inv: &Invocation, safe: &SafeVerbs, writes: bool) -> Fit {
+fn reader_fit(inv: &Invocation, safe: &SafeVerbs, writes: bool, place: &Place) -> Fit {
     if !writes {
         return Fit::Passive;
     }
     let mut probe = inv.clone();
     probe.redirects.retain(|r| !r.kind.writes());
-    if safe.qualifies(&probe) {
+    if safe.qualifies(&probe, place.search_path) {
         Fit::Edit
     } else {
         Fit::No

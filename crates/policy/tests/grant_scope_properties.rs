@@ -86,6 +86,10 @@ fn ctx(sc: &Scene) -> Context<'static> {
         home: sc.home.clone(),
         gate_home: sc.gate.clone(),
         fs: &OsFs,
+        run_env: shellgate_policy::RunEnv {
+            path: Some("/usr/local/bin:/usr/bin:/bin"),
+            xdg_config_home: None,
+        },
     }
 }
 

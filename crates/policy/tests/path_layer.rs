@@ -71,6 +71,10 @@ impl Tree {
             home: self.h.clone(),
             gate_home: self.g.clone(),
             fs: &OsFs,
+            run_env: shellgate_policy::RunEnv {
+                path: Some("/usr/local/bin:/usr/bin:/bin"),
+                xdg_config_home: None,
+            },
         }
     }
     fn check_with(&self, cmd: &str, ctx: &Context, lookups: &dyn Lookups) -> Decision {

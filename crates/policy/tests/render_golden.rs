@@ -530,6 +530,10 @@ fn views_come_from_real_decisions() {
         home: root.join("home").to_string_lossy().to_string(),
         gate_home: root.join("gate").to_string_lossy().to_string(),
         fs: &OsFs,
+        run_env: shellgate_policy::RunEnv {
+            path: Some("/usr/local/bin:/usr/bin:/bin"),
+            xdg_config_home: None,
+        },
     };
     let pol = Policy::new(PolicyConfig::default(), &[]);
     let req = Request {

@@ -61,6 +61,10 @@ fn ctx<'a>(t: &Tree, audience: Audience, channel: Channel) -> Context<'a> {
         home: t.home.clone(),
         gate_home: t.gate.clone(),
         fs: &OsFs,
+        run_env: shellgate_policy::RunEnv {
+            path: Some("/usr/local/bin:/usr/bin:/bin"),
+            xdg_config_home: None,
+        },
     }
 }
 

@@ -62,6 +62,10 @@ fn every_spec_example_holds_end_to_end() {
         home: s(&home),
         gate_home: s(&gate),
         fs: &OsFs,
+        run_env: shellgate_policy::RunEnv {
+            path: Some("/usr/local/bin:/usr/bin:/bin"),
+            xdg_config_home: None,
+        },
     };
     let policy = Policy::new(Default::default(), &[]);
     let mut failures = Vec::new();

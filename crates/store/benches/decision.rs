@@ -43,6 +43,10 @@ fn bench_decision<M: Measurement>(c: &mut Criterion<M>) {
         home: format!("{root}/home"),
         gate_home: format!("{root}/home/.shellgate"),
         fs: &OsFs,
+        run_env: shellgate_policy::RunEnv {
+            path: Some("/usr/local/bin:/usr/bin:/bin"),
+            xdg_config_home: None,
+        },
     };
     let policy = Policy::new(PolicyConfig::default(), &[]);
     let mut g = c.benchmark_group("decision");
@@ -116,6 +120,10 @@ fn bench_grants<M: Measurement>(c: &mut Criterion<M>) {
         home: home.clone(),
         gate_home: format!("{home}/.shellgate"),
         fs: &OsFs,
+        run_env: shellgate_policy::RunEnv {
+            path: Some("/usr/local/bin:/usr/bin:/bin"),
+            xdg_config_home: None,
+        },
     };
     let policy = Policy::new(PolicyConfig::default(), &[]);
     let req = Request {

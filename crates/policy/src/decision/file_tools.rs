@@ -192,7 +192,14 @@ impl FileCall<'_> {
 /// through a link.
 fn git_internal(c: &FileCall) -> bool {
     let ci = case_insensitive(c.ctx.os);
-    if is_git_internal(&c.path, ci) || git_reads_as_config(c.ctx.fs, &c.path, &c.ctx.home) {
+    if is_git_internal(&c.path, ci)
+        || git_reads_as_config(
+            c.ctx.fs,
+            &c.path,
+            &c.ctx.home,
+            c.ctx.run_env.xdg_config_home,
+        )
+    {
         return true;
     }
     [true, false].iter().any(|&follow| {
@@ -256,7 +263,8 @@ fn protected_path(c: &FileCall) -> Option<Decision> {
         ctx.fs,
     )
     .case_insensitive(case_insensitive(ctx.os))
-    .settings_dirs(settings);
+    .settings_dirs(settings)
+    .xdg_config_home(ctx.run_env.xdg_config_home);
     let behaviour = protected::Behaviour {
         reader: !c.writes,
         lists: c.req.tool == "file_list",

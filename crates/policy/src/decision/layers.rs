@@ -196,7 +196,8 @@ pub(super) fn protected(c: &mut ShellCall) -> Option<Decision> {
         ctx.fs,
     )
     .case_insensitive(ctx.os != Os::Linux)
-    .settings_dirs(settings);
+    .settings_dirs(settings)
+    .xdg_config_home(ctx.run_env.xdg_config_home);
     // The approval service's socket, named anywhere in the command (§17).
     if let Some(p) = protected.names_service_socket(&c.req.command) {
         let mut out = c.base.finish(
@@ -210,7 +211,7 @@ pub(super) fn protected(c: &mut ShellCall) -> Option<Decision> {
     let safe = c.policy.safe_verbs(ctx.os);
     let mut reasons: Vec<String> = Vec::new();
     for (inv, cc) in c.analysis.invocations.iter().zip(c.per_inv.iter()) {
-        let reader = safe.qualifies(inv);
+        let reader = safe.qualifies(inv, ctx.run_env.path);
         let owned: Vec<Touch>;
         let touches: &[Touch] = match cc {
             Some(cands) => &cands.touches,

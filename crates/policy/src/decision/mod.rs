@@ -62,6 +62,22 @@ pub struct Context<'a> {
     /// Where file-system facts come from ([`crate::fs::OsFs`] for the real
     /// disk).
     pub fs: &'a dyn Fs,
+    /// The environment the command runs in, as far as the rules read it.
+    pub run_env: RunEnv<'a>,
+}
+
+/// What the environment the command runs in says about where programs and
+/// the user's configuration are: the host's environment, which the command
+/// inherits. The edge reads it; the policy never reads the process
+/// environment itself.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunEnv<'a> {
+    /// `PATH`: where bash finds a bare program name. `None`: unset. An
+    /// entry holding U+FFFD (bytes that were not UTF-8) is one the rules
+    /// cannot know: they fail closed on it.
+    pub path: Option<&'a str>,
+    /// `XDG_CONFIG_HOME`: where git finds the user's `git/config`.
+    pub xdg_config_home: Option<&'a str>,
 }
 
 /// A grant that matched, as reported in the decision.

@@ -232,13 +232,13 @@ fn runs_from_safe_root(inv: &analyze::Invocation, ctx: &Context, roots: &[String
         // A path-qualified program never qualifies (safe_verbs::qualifies).
         return false;
     }
-    let Some(path) = std::env::var_os("PATH") else {
+    let Some(path) = ctx.run_env.path else {
         return false;
     };
     let base = inv.base();
     std::iter::once(program.as_str())
         .chain(helpers(&base).iter().copied())
-        .any(|p| program_on_path_in_roots(ctx.fs, p, &path, inv.cwd.as_deref(), roots, ci(ctx)))
+        .any(|p| program_on_path_in_roots(ctx.fs, p, path, inv.cwd.as_deref(), roots, ci(ctx)))
 }
 
 /// Decompressors started by name (`tar -tf x.tar.zst` runs `zstd -d`).
@@ -293,15 +293,18 @@ fn helpers(base: &str) -> &'static [&'static str] {
 fn program_on_path_in_roots(
     fs: &dyn Fs,
     program: &str,
-    path: &std::ffi::OsStr,
+    path: &str,
     cwd: Option<&str>,
     roots: &[String],
     ci: bool,
 ) -> bool {
-    for d in std::env::split_paths(path) {
-        let ds = d.to_string_lossy();
-        let dir = if d.is_absolute() || ds.starts_with('/') {
-            paths::normalize(&ds)
+    for ds in path.split(':') {
+        if ds.contains('\u{FFFD}') {
+            // Not the bytes the shell searches: cannot tell.
+            return true;
+        }
+        let dir = if ds.starts_with('/') {
+            paths::normalize(ds)
         } else {
             // `.`, `bin`, or an empty entry: relative to where it runs.
             match cwd {
@@ -330,7 +333,7 @@ fn git_repo_trusted(inv: &analyze::Invocation, ctx: &Context, roots: &[String]) 
     let Some(e) = inv.cwd.as_deref() else {
         return false;
     };
-    if repo::user_config_diffs_submodules(ctx.fs, &ctx.home) {
+    if repo::user_config_diffs_submodules(ctx.fs, &ctx.home, ctx.run_env.xdg_config_home) {
         return false;
     }
     opens_own_repository(inv, ctx, e, roots)
@@ -643,10 +646,13 @@ mod tests {
         std::fs::write(format!("{sys}/jq"), "#!/bin/sh\n").expect("write");
         let roots = vec![proj.clone()];
         let on = |prog: &str, path: &str, cwd: Option<&str>| {
-            program_on_path_in_roots(&OsFs, prog, std::ffi::OsStr::new(path), cwd, &roots, false)
+            program_on_path_in_roots(&OsFs, prog, path, cwd, &roots, false)
         };
         let venv_first = format!("{proj}/.venv/bin:{sys}");
         assert!(on("pip", &venv_first, Some(&proj)));
+        // An entry that was not UTF-8 (U+FFFD after the edge's lossy
+        // reading) cannot be known: it counts.
+        assert!(on("jq", &format!("{sys}:/opt/\u{FFFD}x/bin"), Some(&proj)));
         // Behind the system entry it still counts (fail closed).
         assert!(on("pip", &format!("{sys}:{proj}/.venv/bin"), Some(&proj)));
         // Not there: the system's jq runs.

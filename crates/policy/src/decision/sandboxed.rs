@@ -193,6 +193,7 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
     let place = Place {
         in_project: &inside,
         regular_file: &regular,
+        search_path: ctx.run_env.path,
     };
     let mut build = false;
     for (inv, cc) in call.analysis.invocations.iter().zip(call.per_inv.iter()) {

@@ -48,7 +48,7 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
         let Some(c) = cc else { continue };
         let qualifies = !analysis.is_complex()
             && inv.uncovered.is_empty()
-            && safe.qualifies(inv)
+            && safe.qualifies(inv, ctx.run_env.path)
             && reads_stay_safe(inv, c, ctx)
             && !reads_produced(inv, c, &produced, ci);
         // Reads outside the safe spaces: read roots (system locations,
