@@ -557,3 +557,52 @@ fn install_sets_each_host_timeout_above_the_wait() {
     assert_eq!(doc["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"], 150);
     assert_ne!(trust(), before);
 }
+
+/// `GET url` over a plain socket: the status line's code.
+fn http_status(url: &str) -> u16 {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").expect("http url");
+    let (host, path) = rest.split_once('/').expect("path");
+    let mut s = std::net::TcpStream::connect(host).expect("connect");
+    write!(
+        s,
+        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .expect("send");
+    let mut reply = String::new();
+    let _ = s.read_to_string(&mut reply);
+    reply
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn serve_login_prints_a_new_link_that_works_once() {
+    let env = Env::new();
+    // No service: exit 1 and how to start one.
+    let o = env.run(&["serve", "--login"]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert!(text(&o.stderr).contains("shellgate serve"), "{o:?}");
+    let svc = Serve::start(&env);
+    let o = env.run(&["serve", "--login"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let link = text(&o.stdout).trim().to_string();
+    assert!(
+        link.starts_with(&format!("{}login?token=", svc.url)),
+        "{link}"
+    );
+    // A login redirects to the page; the same link a second time is refused.
+    assert_eq!(http_status(&link), 303, "{link}");
+    assert_eq!(http_status(&link), 401, "{link}");
+    // Each call mints another.
+    let again = text(&env.run(&["serve", "--login"]).stdout)
+        .trim()
+        .to_string();
+    assert_ne!(again, link);
+    assert_eq!(http_status(&again), 303);
+    // --login does not start a service: --listen with it is a usage error.
+    let o = env.run(&["serve", "--login", "--listen", "127.0.0.1:0"]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+}

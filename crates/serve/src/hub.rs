@@ -352,7 +352,8 @@ impl Hub {
 
     // ----- login tokens and page sessions ------------------------------
 
-    /// A new one-time login token valid for `ttl` (`None`: until used).
+    /// A new one-time login token valid for `ttl` (`None`: until used;
+    /// only tests mint such tokens).
     pub(crate) fn mint_login(&self, ttl: Option<Duration>) -> Result<String, getrandom::Error> {
         let token = random_id()?;
         let mut g = self.lock();

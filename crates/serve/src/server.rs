@@ -93,7 +93,7 @@ impl ServerHandle {
     pub fn new_login_url(&self) -> Result<String, ServeError> {
         let t = self
             .hub
-            .mint_login(Some(Duration::from_secs(600)))
+            .mint_login(Some(LOGIN_TTL))
             .map_err(|_| ServeError::Random)?;
         Ok(format!("{}login?token={t}", self.url))
     }
@@ -128,6 +128,12 @@ impl Drop for ServerHandle {
     }
 }
 
+/// How long a login link works (it also works only once). The link printed
+/// at start expires too: a link left in a terminal's scrollback or a log
+/// file is a full login for whoever reads it later (svcrt); another one
+/// comes from the socket's `login` (`shellgate serve --login`).
+pub const LOGIN_TTL: Duration = Duration::from_secs(600);
+
 /// Run the service in the foreground: print the page's URL and a one-time
 /// login link on stdout, serve until SIGINT/SIGTERM.
 pub fn serve(mut config: ServeConfig, backend: Arc<dyn Backend>) -> Result<(), ServeError> {
@@ -136,6 +142,11 @@ pub fn serve(mut config: ServeConfig, backend: Arc<dyn Backend>) -> Result<(), S
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "shellgate approval service on {}", h.url());
     let _ = writeln!(out, "Log in (one-time link): {}", h.login_url());
+    let _ = writeln!(
+        out,
+        "The link works once, within {} minutes; `shellgate serve --login` prints another.",
+        LOGIN_TTL.as_secs() / 60
+    );
     let _ = writeln!(
         out,
         "Hooks connect to {}. Press Ctrl-C to stop.",
@@ -209,7 +220,9 @@ pub fn start(config: ServeConfig, backend: Arc<dyn Backend>) -> Result<ServerHan
     };
     let hub = Arc::new(Hub::new(backend, config.max_pending, config.max_wait));
     let url = format!("http://{addr}/");
-    let token = hub.mint_login(None).map_err(|_| fail(ServeError::Random))?;
+    let token = hub
+        .mint_login(Some(LOGIN_TTL))
+        .map_err(|_| fail(ServeError::Random))?;
     let login_url = format!("{url}login?token={token}");
     let info = ServeInfo {
         version: 1,

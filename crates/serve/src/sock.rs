@@ -179,7 +179,7 @@ async fn handle(stream: UnixStream, hub: Arc<Hub>, url: String, agents: Agents) 
             Ok(res) => ServerMsg::Answered(res),
             Err(e) => ServerMsg::error(e.code(), e.message()),
         },
-        ClientMsg::Login => match hub.mint_login(Some(Duration::from_secs(600))) {
+        ClientMsg::Login => match hub.mint_login(Some(crate::server::LOGIN_TTL)) {
             Ok(t) => ServerMsg::Login {
                 url: format!("{url}login?token={t}"),
             },

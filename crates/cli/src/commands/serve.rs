@@ -30,14 +30,22 @@ use crate::edge::{self, CallFlags, Edge, Homes, UsageError};
 The page listens on loopback only (127.0.0.1 or [::1]); any other address is
 refused (exit 2). Hooks find the service through $SHELLGATE_HOME/state/serve.sock.
 
+Login links work once, within 10 minutes; `--login` asks the running
+service for another (refused to an agent's processes, exit 1).
+
 Examples:
   shellgate serve                          # a port chosen by the system
-  shellgate serve --listen 127.0.0.1:8765")]
+  shellgate serve --listen 127.0.0.1:8765
+  shellgate serve --login                  # a new login link of the running service")]
 pub struct ServeArgs {
     /// Address of the page: 127.0.0.1:PORT, [::1]:PORT or localhost:PORT
     /// (PORT 0: chosen by the system).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
     pub listen: String,
+    /// Do not start a service: print a new one-time login link of the one
+    /// running (valid 10 minutes) and exit.
+    #[arg(long, conflicts_with = "listen")]
+    pub login: bool,
 }
 
 #[derive(Args, Debug)]
@@ -66,6 +74,15 @@ pub struct AnswerArgs {
 }
 
 pub fn serve(homes: &Homes, a: &ServeArgs) -> Result<u8> {
+    if a.login {
+        return match client::login_url(&homes.gate.join("state")) {
+            Ok(url) => {
+                println!("{url}");
+                Ok(0)
+            }
+            Err(e) => Ok(client_failure(&e)),
+        };
+    }
     let listen = shellgate_serve::check_listen(&a.listen).map_err(|e| UsageError(e.to_string()))?;
     let mut cfg = ServeConfig::new(homes.gate.join("state"));
     cfg.listen = listen;
