@@ -124,6 +124,186 @@ pub(crate) const SYSTEM_SECRETS: &[&str] = &[
     "/etc/pki/tls/private",
 ];
 
+/// Directories whose contents a sandboxed command cannot read at all,
+/// beyond the caller's own home (always closed, see [`HOME_READABLE`]):
+/// the other homes a root caller could read, and the run-time directories
+/// where container engines and orchestrators put credentials (podman's
+/// `auth.json` under `/run/user/<uid>/containers`, Docker and Kubernetes
+/// secrets and service-account tokens under `/run/secrets`). Every entry
+/// of `/home` is closed too, except [`HOMES_OPEN`].
+pub(crate) const CLOSED_READS: &[&str] = &["/root", "/run/user", "/run/secrets", "/run/containers"];
+
+/// Entries of `/home` that hold installed software, not a person's files.
+pub(crate) const HOMES_OPEN: &[&str] = &["linuxbrew"];
+
+/// What a sandboxed command may read in the home, relative to `$HOME`: the
+/// toolchains, version managers, package caches and the tools' ordinary
+/// configuration a build reads (rt6: the home was readable except a list of
+/// secrets, and a build printed other projects' `.env`, `~/.bashrc` exports,
+/// browser and chat cookies, shell histories and the tokens of every tool
+/// the list did not name). Anything else in the home is closed; the
+/// secrets listed in [`HOME_SECRETS`] stay hidden inside these too. The
+/// project, the writable roots, the entries of `PATH` and of
+/// [`TOOL_PATH_VARS`] and the git config files the user's config includes
+/// are readable wherever they lie.
+pub(crate) const HOME_READABLE: &[&str] = &[
+    // toolchains and version managers
+    ".cargo",
+    ".rustup",
+    "go",
+    "sdk",
+    ".pyenv",
+    ".nvm",
+    ".fnm",
+    ".volta",
+    ".rbenv",
+    ".rvm",
+    ".sdkman",
+    ".asdf",
+    ".bun",
+    ".deno",
+    ".dotnet",
+    ".nuget/packages",
+    ".ghcup",
+    ".cabal",
+    ".stack",
+    ".opam",
+    ".julia",
+    ".elan",
+    ".jdks",
+    ".konan",
+    ".gradle",
+    ".m2",
+    ".ivy2",
+    ".sbt",
+    ".lein",
+    ".pub-cache",
+    ".gem",
+    ".bundle",
+    ".npm",
+    ".node-gyp",
+    ".yarn",
+    ".conda",
+    ".condarc",
+    "miniconda3",
+    "anaconda3",
+    "miniforge3",
+    "mambaforge",
+    ".pixi",
+    ".mix",
+    ".hex",
+    ".nix-profile",
+    ".nix-defexpr",
+    ".android",
+    "Android",
+    "flutter",
+    ".platformio",
+    ".cmake",
+    "perl5",
+    ".swiftpm",
+    ".local/bin",
+    ".local/lib",
+    ".local/include",
+    ".local/pipx",
+    ".local/share/pipx",
+    ".local/share/uv",
+    ".local/share/virtualenvs",
+    ".local/share/mise",
+    ".local/share/pnpm",
+    ".local/share/fnm",
+    ".local/share/gem",
+    // caches (their credential files are in HOME_SECRETS)
+    ".cache",
+    ".ccache",
+    // configuration builds and linters read
+    ".config/git",
+    ".config/go",
+    ".config/mise",
+    ".config/uv",
+    ".config/ruff",
+    ".config/flake8",
+    ".config/pycodestyle",
+    ".config/yamllint",
+    ".config/clangd",
+    ".config/matplotlib",
+    ".gitconfig",
+    ".gitignore",
+    ".gitignore_global",
+    ".gitattributes",
+    ".editorconfig",
+    ".clang-format",
+    ".clang-tidy",
+    ".prettierrc",
+    ".eslintrc",
+    ".eslintrc.json",
+    ".pylintrc",
+    ".flake8",
+    ".isort.cfg",
+    ".rustfmt.toml",
+    ".tool-versions",
+    ".python-version",
+    ".node-version",
+    ".nvmrc",
+    ".ruby-version",
+    ".bazelrc",
+];
+
+/// Environment variables naming directories (or `:`-separated lists of
+/// them) that tools run or read from: where one lies in a closed home it is
+/// readable (`PATH=~/bin:…`, `PYENV_ROOT`, `JAVA_HOME=~/jdk`). The home
+/// itself, or an ancestor of it, never is.
+pub(crate) const TOOL_PATH_VARS: &[&str] = &[
+    "PATH",
+    "GOPATH",
+    "GOROOT",
+    "GOBIN",
+    "GOMODCACHE",
+    "GOCACHE",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "JAVA_HOME",
+    "GRADLE_USER_HOME",
+    "GRADLE_HOME",
+    "MAVEN_HOME",
+    "M2_HOME",
+    "PYENV_ROOT",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "PIPX_HOME",
+    "POETRY_HOME",
+    "NVM_DIR",
+    "FNM_DIR",
+    "VOLTA_HOME",
+    "BUN_INSTALL",
+    "DENO_DIR",
+    "DENO_INSTALL",
+    "PNPM_HOME",
+    "NPM_CONFIG_PREFIX",
+    "npm_config_prefix",
+    "RBENV_ROOT",
+    "ASDF_DIR",
+    "ASDF_DATA_DIR",
+    "MISE_DATA_DIR",
+    "SDKMAN_DIR",
+    "ANDROID_HOME",
+    "ANDROID_SDK_ROOT",
+    "FLUTTER_ROOT",
+    "PUB_CACHE",
+    "DOTNET_ROOT",
+    "JULIA_DEPOT_PATH",
+    "OPAM_SWITCH_PREFIX",
+    "GHCUP_INSTALL_BASE_PREFIX",
+    "PLAYWRIGHT_BROWSERS_PATH",
+    "XDG_CACHE_HOME",
+    "PYTHONPATH",
+    "NODE_PATH",
+    "LD_LIBRARY_PATH",
+    "LIBRARY_PATH",
+    "CPATH",
+    "PKG_CONFIG_PATH",
+    "CMAKE_PREFIX_PATH",
+];
+
 /// Directory whose `ssh_host_*_key` files (host private keys) are hidden.
 pub(crate) const SSH_HOST_KEY_DIR: &str = "/etc/ssh";
 
@@ -272,6 +452,10 @@ pub(crate) const WALK_SKIP: &[&str] = &[
     "build",
     "dist",
 ];
+
+/// Most plain files made readable in each directory above the project
+/// inside a closed home.
+pub(crate) const ABOVE_PROJECT_MAX_FILES: usize = 200;
 
 /// Bounds of the project walk for secret files.
 pub(crate) const WALK_MAX_DEPTH: usize = 3;

@@ -535,11 +535,12 @@ fn secrets_are_unreadable_ordinary_files_are_readable() {
         return;
     }
     let s = Scratch::new();
+    fs::write(s.home.join(".cargo/notes.txt"), ORDINARY).expect("write");
     let o = s.sh(
         "read",
         "cat \"$HOME/.ssh/id_rsa\" \"$HOME/.aws/credentials\" .env \
          \"$HOME/.shellgate/config/tool-approvals.json\"; \
-         cat \"$HOME/notes.txt\" ../etc/hostname; head -c 4 /etc/os-release; true",
+         cat \"$HOME/.cargo/notes.txt\" ../etc/hostname; head -c 4 /etc/os-release; true",
     );
     let out = stdout(&o);
     assert!(!out.contains(SECRET_SSH), "{out}");
@@ -1254,4 +1255,104 @@ fn hook_managers_editor_tasks_and_nested_repositories_are_read_only() {
     assert_eq!(read(&s.path("project/r1/src/a.rs")), "ok\n");
     assert_eq!(read(&s.path("project/r1/.git/objects/ok")), "ok\n");
     assert_eq!(read(&s.path("project/.idea/x")), "ok\n");
+}
+
+/// rt6: the home is closed but for the toolchains, caches and the tools'
+/// ordinary configuration (an allow-list): other projects' `.env`, shell
+/// start-up files with exported tokens, browser and chat cookies, the
+/// tokens of tools no list names, shell histories are unreadable, as are
+/// the other homes and `/run/secrets`-like places. What builds read stays
+/// readable: `~/.cargo`, `~/.gitconfig`, `~/.cache`, a `PATH` entry in the
+/// home with its tool's prefix, the files above the project.
+#[test]
+fn the_home_is_closed_but_for_toolchains_and_configuration() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let closed = [
+        "home/other-project/.env",
+        "home/other-project/src/main.rs",
+        "home/.bashrc",
+        "home/.profile",
+        "home/.config/BraveSoftware/Default/Cookies",
+        "home/.config/Slack/Cookies",
+        "home/.config/some-cli/hosts.yml",
+        "home/.config/fish/fish_variables",
+        "home/.local/share/atuin/history.db",
+        "home/.minikube/client.key",
+        "home/notes.txt",
+    ];
+    let open = [
+        "home/.cargo/env",
+        "home/.gitconfig",
+        "home/.cache/pip/x",
+        "home/.local/bin/tool",
+        "home/tools/mytool/bin/run",
+        "home/tools/mytool/lib/helper",
+        "home/work/go.work",
+    ];
+    for rel in closed {
+        fs::create_dir_all(s.path(rel).parent().expect("parent")).expect("mkdir");
+        fs::write(s.path(rel), SECRET_SSH).expect("write");
+    }
+    for rel in open {
+        fs::create_dir_all(s.path(rel).parent().expect("parent")).expect("mkdir");
+        fs::write(s.path(rel), ORDINARY).expect("write");
+    }
+    // a project below the home, in a workspace directory
+    let proj = s.path("home/work/app");
+    fs::create_dir_all(proj.join("src")).expect("mkdir");
+    let script = closed
+        .iter()
+        .chain(open.iter())
+        .map(|r| format!("cat '{}';", s.path(r).display()))
+        .collect::<String>()
+        + " true";
+    let path = format!(
+        "{}:{}",
+        s.path("home/tools/mytool/bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = Command::new(sandbox_bin())
+        .arg("--project-dir")
+        .arg(&proj)
+        .args(["--session", "s1", "--profile", "build", "--", "sh", "-c"])
+        .arg(&script)
+        .current_dir(&proj)
+        .env_clear()
+        .env("HOME", &s.home)
+        .env("SHELLGATE_HOME", s.home.join(".shellgate"))
+        .env("TMPDIR", &s.tmp)
+        .env("PATH", &path)
+        .output()
+        .expect("running the sandbox");
+    let out = stdout(&o);
+    assert!(!out.contains(SECRET_SSH), "{out}");
+    assert_eq!(
+        out.matches(ORDINARY).count(),
+        open.len(),
+        "{out} {}",
+        stderr(&o)
+    );
+    // the same files are readable outside
+    for rel in closed {
+        assert_eq!(read(&s.path(rel)), SECRET_SSH);
+    }
+}
+
+/// rt6: `~/.kube` is hidden whole and `~/.kube/config` is listed too; the
+/// sandbox used to fail to start (125) for every user with a kubeconfig.
+#[test]
+fn a_secret_inside_a_hidden_directory_does_not_stop_the_sandbox() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    fs::create_dir_all(s.home.join(".kube")).expect("mkdir");
+    fs::write(s.home.join(".kube/config"), SECRET_SSH).expect("write");
+    let o = s.sh("build", "cat \"$HOME/.kube/config\"; echo started");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("started"), "{}", stderr(&o));
+    assert!(!stdout(&o).contains(SECRET_SSH), "{}", stdout(&o));
 }

@@ -73,6 +73,8 @@ Confinement (Linux: Landlock + user/mount/network namespaces + seccomp):
            otherwise a layer over them kept in the session (--session), so
            that nothing planted there runs later outside the sandbox
   reads    everywhere except secrets (~/.ssh, ~/.aws, .env files, the gate's home …)
+           and the homes, where only toolchains, caches, the tools' configuration
+           and PATH entries are read
   network  off (only the sandbox's own loopback) unless --network
 
 Exit status: the command's; 125 when the kernel cannot confine it (nothing ran,
