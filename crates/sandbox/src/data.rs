@@ -529,32 +529,98 @@ pub(crate) fn is_secret_file_name(name: &str) -> bool {
 
 /// Whether an environment variable's name marks a credential (removed from
 /// a sandboxed command's environment when it has no network): `*TOKEN*`,
-/// `*SECRET*`, `*PASSW*`, API and access keys, connection strings, and names
-/// ending in `_KEY`, `_PAT` or `_SK`. Names that only configure a tool
-/// (`GOPRIVATE`, `SSH_AUTH_SOCK`) are kept.
+/// `*SECRET*`, `*PASSW*`, `*AUTH*` (not `*AUTHOR*`), private, API and
+/// access keys, JWTs, cookies, connection strings, and names ending in
+/// `_KEY`, `_PAT`, `_SK`, `_PASS` or `_PWD` (`MYSQL_PWD`). The gate's own
+/// list of variables whose printing asks (`names_secret_variable`) is a
+/// subset: nothing `echo $X` would ask for reaches a sandboxed command
+/// (rt6: `NPM_CONFIG__AUTH`, `DOCKER_AUTH_CONFIG`, `MYSQL_PWD` did). Names
+/// that only configure a tool (`GOPRIVATE` aside, `SSH_AUTH_SOCK`) are kept.
 pub(crate) fn is_secret_env_name(name: &str) -> bool {
     let up = name.to_ascii_uppercase();
     const PARTS: &[&str] = &[
         "TOKEN",
         "SECRET",
         "PASSW",
+        "PASSPHRASE",
+        "PRIVATE",
         "API_KEY",
         "APIKEY",
         "ACCESS_KEY",
         "SESSION_KEY",
-        "PRIVATE_KEY",
         "CREDENTIAL",
         "DATABASE_URL",
         "_DSN",
         "WEBHOOK",
         "CONNECTION_STRING",
+        "JWT",
+        "COOKIE",
     ];
-    PARTS.iter().any(|p| up.contains(p)) || ["_KEY", "_PAT", "_SK"].iter().any(|s| up.ends_with(s))
+    const KEEP: &[&str] = &["SSH_AUTH_SOCK", "GOPRIVATE", "GONOSUMDB", "GONOPROXY"];
+    if KEEP.contains(&up.as_str()) {
+        return false;
+    }
+    PARTS.iter().any(|p| up.contains(p))
+        || (up.contains("AUTH") && !up.contains("AUTHOR"))
+        || ["_KEY", "_PAT", "_SK", "_PASS", "_PWD"]
+            .iter()
+            .any(|s| up.ends_with(s))
+}
+
+/// Whether a variable's value carries a credential whatever its name: a URL
+/// with a password in it (`HTTPS_PROXY=http://u:pw@proxy`,
+/// `REDIS_URL=redis://:pw@host`).
+pub(crate) fn is_secret_env_value(value: &str) -> bool {
+    let mut rest = value;
+    while let Some(i) = rest.find("://") {
+        rest = &rest[i + 3..];
+        let authority = rest.split(['/', '?', '#', ' ', ',']).next().unwrap_or("");
+        if let Some(at) = authority.rfind('@') {
+            if authority[..at].contains(':') {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 #[cfg(test)]
 mod tests {
-    use super::is_secret_file_name;
+    use super::{is_secret_env_name, is_secret_env_value, is_secret_file_name};
+
+    #[test]
+    fn secret_variables() {
+        for n in [
+            "GITHUB_TOKEN",
+            "DB_PASS",
+            "MYSQL_PWD",
+            "NPM_CONFIG__AUTH",
+            "DOCKER_AUTH_CONFIG",
+            "CI_JOB_JWT",
+            "SESSION_COOKIE",
+            "GPG_PASSPHRASE",
+            "OPENAI_API_KEY",
+        ] {
+            assert!(is_secret_env_name(n), "{n}");
+        }
+        for n in [
+            "PATH",
+            "PWD",
+            "OLDPWD",
+            "GIT_AUTHOR_NAME",
+            "SSH_AUTH_SOCK",
+            "GOPRIVATE",
+            "HOME",
+            "XAUTHORITY",
+        ] {
+            assert!(!is_secret_env_name(n), "{n}");
+        }
+        assert!(is_secret_env_value("http://u:pw@proxy:3128"));
+        assert!(is_secret_env_value("redis://:pw@h:6379/0"));
+        assert!(!is_secret_env_value("https://proxy.example:3128"));
+        assert!(!is_secret_env_value("git@github.com:o/r.git"));
+        assert!(!is_secret_env_value("https://u@host/x:y@z"));
+    }
 
     #[test]
     fn secret_names() {

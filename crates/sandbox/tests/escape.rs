@@ -1356,3 +1356,34 @@ fn a_secret_inside_a_hidden_directory_does_not_stop_the_sandbox() {
     assert!(stdout(&o).contains("started"), "{}", stderr(&o));
     assert!(!stdout(&o).contains(SECRET_SSH), "{}", stdout(&o));
 }
+
+/// rt6: variables the gate asks before printing (`echo $NPM_CONFIG__AUTH`)
+/// and credentials by their value (a proxy or database URL with a password)
+/// do not reach a sandboxed command without the network; a build's
+/// ordinary variables do.
+#[test]
+fn credential_variables_by_name_or_value_are_removed() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let secrets = [
+        ("DB_PASS", SECRET_ENV.to_string()),
+        ("MYSQL_PWD", SECRET_ENV.to_string()),
+        ("NPM_CONFIG__AUTH", SECRET_ENV.to_string()),
+        ("DOCKER_AUTH_CONFIG", SECRET_ENV.to_string()),
+        ("CI_JOB_JWT", SECRET_ENV.to_string()),
+        ("HTTPS_PROXY", format!("http://u:{SECRET_ENV}@proxy:3128")),
+        ("REDIS_URL", format!("redis://:{SECRET_ENV}@127.0.0.1:6379")),
+    ];
+    let mut cmd = s.command("build", &[], &["sh", "-c", "env"]);
+    for (k, v) in &secrets {
+        cmd.env(k, v);
+    }
+    cmd.env("GIT_AUTHOR_NAME", ORDINARY)
+        .env("NO_PROXY", ORDINARY);
+    let o = cmd.output().expect("running the sandbox");
+    let out = stdout(&o);
+    assert!(!out.contains(SECRET_ENV), "{out}");
+    assert_eq!(out.matches(ORDINARY).count(), 2, "{out} {}", stderr(&o));
+}
