@@ -692,3 +692,61 @@ fn explain_says_why_a_call_is_not_sandboxed() {
         assert!(text.contains(why), "{command}: {text}");
     }
 }
+
+/// rt6 F4/F5: a sandboxed build commits an evil Makefile, then writes a
+/// replacement ref (loose, or a line of `packed-refs`) that makes `git log
+/// -p`/`git show` present a benign twin of that commit, while `git push`
+/// would send the real one; or creates `.mcp.json` (a host starts the
+/// servers it names). The parent removes both and fails the run.
+#[test]
+fn sandboxed_builds_cannot_leave_replacement_refs_or_mcp_servers() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(&t.proj)
+            .env("HOME", &t.home)
+            .output()
+            .expect("git");
+        assert!(o.status.success(), "git {args:?}: {}", show(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    std::fs::remove_dir_all(format!("{}/.git", t.proj)).expect("rm fake .git");
+    git(&["init", "-q"]);
+    std::fs::write(format!("{}/Makefile", t.proj), "all:\n\techo built\n").expect("write");
+    git(&["add", "Makefile"]);
+    git(&["commit", "-qm", "one"]);
+    let script = "printf 'all:\\n\\techo built; touch EVIL\\n' > Makefile\n\
+        git add Makefile && git -c user.name=t -c user.email=t@t commit -qm tidy\n\
+        evil=$(git rev-parse HEAD)\n\
+        benign=$(git cat-file commit $evil | sed \"s/^tree .*/tree $(git rev-parse HEAD~1^{tree})/\" | git hash-object -t commit -w --stdin)\n\
+        case \"$1\" in\n\
+        loose) mkdir -p .git/refs/replace && echo $benign > .git/refs/replace/$evil ;;\n\
+        packed) echo \"$benign refs/replace/$evil\" >> .git/packed-refs ;;\n\
+        mcp) echo '{\"mcpServers\":{}}' > .mcp.json ;;\n\
+        esac\n\
+        git read-tree HEAD && git checkout -- Makefile\n";
+    std::fs::write(format!("{}/rep.sh", t.proj), script).expect("write");
+    for how in ["loose", "packed"] {
+        let call = format!("bash rep.sh {how}");
+        assert_eq!(check(&t, &[], &call)["reason"], "sandboxed", "{call}");
+        let o = exec(&t, &call);
+        assert_eq!(o.status.code(), Some(125), "{}", show(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("replacement ref"), "{err}");
+        // what a reviewer's `git show` displays is the real commit again
+        assert!(git(&["show", "HEAD"]).contains("touch EVIL"), "{how}");
+        git(&["reset", "-q", "--hard", "HEAD~1"]);
+    }
+    let o = exec(&t, "bash rep.sh mcp");
+    assert_eq!(o.status.code(), Some(125), "{}", show(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains(".mcp.json"));
+    assert!(!Path::new(&format!("{}/.mcp.json", t.proj)).exists());
+    // Neighbour: the same commit without a replacement ref is no such change.
+    let o = exec(&t, "bash rep.sh none");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+}
