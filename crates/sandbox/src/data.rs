@@ -133,6 +133,16 @@ pub(crate) const SYSTEM_SECRETS: &[&str] = &[
 /// of `/home` is closed too, except [`HOMES_OPEN`].
 pub(crate) const CLOSED_READS: &[&str] = &["/root", "/run/user", "/run/secrets", "/run/containers"];
 
+/// System trees where, for a root caller, whatever others may not read is
+/// closed as well (rt6: a root caller's build read `/var/cache/debconf/
+/// passwords.dat`, `/etc/security/opasswd` and a 0600 file of `/etc`: a
+/// root process keeps its uid in the sandbox and owns them).
+pub(crate) const ROOT_ONLY_TREES: &[&str] = &["/etc", "/var", "/srv", "/opt", "/boot"];
+
+/// Most entries the walk of [`ROOT_ONLY_TREES`] looks at; the directories
+/// it could not reach in time are closed whole.
+pub(crate) const ROOT_ONLY_WALK_MAX: usize = 50_000;
+
 /// Entries of `/home` that hold installed software, not a person's files.
 pub(crate) const HOMES_OPEN: &[&str] = &["linuxbrew"];
 

@@ -969,11 +969,20 @@ impl Resolver {
                 }
             }
         }
+        // A root caller owns the files only root may read (`/etc/shadow`-like
+        // files no list names): what others may not read is closed too.
+        #[cfg(unix)]
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            let mut skip: Vec<PathBuf> = self.writable.clone();
+            skip.extend(closed.iter().cloned());
+            closed.extend(root_only_paths(&skip, &mut self.notes));
+        }
         // As the kernel sees them; `/` (a home of `/`) is never closed.
         let mut closed: Vec<PathBuf> = closed
             .iter()
             .filter_map(|p| fs::canonicalize(p).ok())
-            .filter(|p| p.is_dir() && p.parent().is_some())
+            .filter(|p| p.parent().is_some())
             .collect();
         dedup(&mut closed);
         let within_closed = |p: &Path| closed.iter().any(|c| p.starts_with(c) && p != c);
@@ -1141,6 +1150,59 @@ impl Resolver {
         }
         Ok(())
     }
+}
+
+/// Below [`data::ROOT_ONLY_TREES`]: the directories others cannot search
+/// or list and the files they cannot read (not entered: `skip`, links). A
+/// directory the bounded walk does not reach is closed whole.
+#[cfg(unix)]
+fn root_only_paths(skip: &[PathBuf], notes: &mut Vec<String>) -> Vec<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = Vec::new();
+    let mut queue: std::collections::VecDeque<PathBuf> = data::ROOT_ONLY_TREES
+        .iter()
+        .map(PathBuf::from)
+        .filter(|p| lstat(p).is_some_and(|m| m.is_dir()))
+        .collect();
+    let mut budget = data::ROOT_ONLY_WALK_MAX;
+    while let Some(dir) = queue.pop_front() {
+        if budget == 0 {
+            notes.push(format!(
+                "{} and {} other directories were too many to inspect: closed to reads",
+                dir.display(),
+                queue.len()
+            ));
+            out.push(dir);
+            out.extend(queue.drain(..));
+            break;
+        }
+        let Ok(entries) = fs::read_dir(&dir) else {
+            out.push(dir);
+            continue;
+        };
+        for e in entries.flatten() {
+            budget = budget.saturating_sub(1);
+            let p = e.path();
+            if skip.iter().any(|s| p.starts_with(s)) {
+                continue;
+            }
+            let Some(m) = lstat(&p) else { continue };
+            if m.file_type().is_symlink() {
+                continue;
+            }
+            let mode = m.permissions().mode();
+            if m.is_dir() {
+                if mode & 0o005 != 0o005 {
+                    out.push(p);
+                } else {
+                    queue.push_back(p);
+                }
+            } else if mode & 0o004 == 0 {
+                out.push(p);
+            }
+        }
+    }
+    out
 }
 
 fn dedup(v: &mut Vec<PathBuf>) {

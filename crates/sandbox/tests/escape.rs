@@ -1387,3 +1387,44 @@ fn credential_variables_by_name_or_value_are_removed() {
     assert!(!out.contains(SECRET_ENV), "{out}");
     assert_eq!(out.matches(ORDINARY).count(), 2, "{out} {}", stderr(&o));
 }
+
+/// rt6 F6: a root caller keeps its uid in the sandbox and owns the files
+/// only root may read (`/var/cache/debconf/passwords.dat`, a 0600 file or a
+/// 0700 directory of `/etc`): below the system trees, what others may not
+/// read is closed to a root caller's command too. Runs as root only (for
+/// anyone else the file modes already refuse).
+#[test]
+fn root_only_system_files_are_unreadable_for_a_root_caller() {
+    if !require_sandbox() {
+        return;
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED: not root");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let sys = tempfile::tempdir_in("/var/tmp").expect("tempdir in /var/tmp");
+    let d = sys.path();
+    fs::set_permissions(d, fs::Permissions::from_mode(0o755)).expect("chmod");
+    fs::write(d.join("root-only.conf"), SECRET_SSH).expect("write");
+    fs::set_permissions(d.join("root-only.conf"), fs::Permissions::from_mode(0o600))
+        .expect("chmod");
+    fs::create_dir(d.join("private")).expect("mkdir");
+    fs::write(d.join("private/conn"), SECRET_SSH).expect("write");
+    fs::set_permissions(d.join("private"), fs::Permissions::from_mode(0o700)).expect("chmod");
+    fs::write(d.join("public.conf"), ORDINARY).expect("write");
+    fs::set_permissions(d.join("public.conf"), fs::Permissions::from_mode(0o644)).expect("chmod");
+    let s = Scratch::new();
+    let o = s.sh(
+        "build",
+        &format!(
+            "cd '{0}' && cat root-only.conf private/conn public.conf; true",
+            d.display()
+        ),
+    );
+    let out = stdout(&o);
+    assert!(!out.contains(SECRET_SSH), "{out}");
+    assert!(out.contains(ORDINARY), "{out} {}", stderr(&o));
+    assert_eq!(read(&d.join("root-only.conf")), SECRET_SSH);
+}

@@ -64,8 +64,15 @@ fn add_reads_around(
         if p == Path::new("/dev") {
             continue;
         }
-        let Ok(real) = fs::canonicalize(&p) else {
-            continue; // dangling symlink: it stays denied
+        // `dir` is a real directory: only a link leads elsewhere.
+        let link = entry.file_type().map_or(true, |t| t.is_symlink());
+        let real = if link {
+            match fs::canonicalize(&p) {
+                Ok(r) => r,
+                Err(_) => continue, // dangling symlink: it stays denied
+            }
+        } else {
+            p.clone()
         };
         if closed.iter().any(|c| real.starts_with(c)) {
             continue;
