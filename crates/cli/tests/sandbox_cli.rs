@@ -750,3 +750,61 @@ fn sandboxed_builds_cannot_leave_replacement_refs_or_mcp_servers() {
     let o = exec(&t, "bash rep.sh none");
     assert_eq!(o.status.code(), Some(0), "{}", show(&o));
 }
+
+/// rt6 F7: a host ends a command on a timeout or an interrupt by
+/// signalling the process it started — the `--record` parent. The confined
+/// run used to go on without it, and what it wrote afterwards
+/// (`.git/commondir`, `.mcp.json`) was never checked. Now a SIGTERM is
+/// passed to the run and the parent checks once it ends; a SIGKILL ends
+/// the run with the parent.
+#[test]
+fn the_record_parent_checks_the_run_or_takes_it_down_when_signalled() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    std::fs::write(
+        format!("{}/late.sh", t.proj),
+        "trap '' TERM HUP INT\nsleep 2\necho '{}' > .mcp.json\necho ok > late.txt\n",
+    )
+    .expect("write");
+    for (sig, session) in [(libc::SIGTERM, "k1"), (libc::SIGKILL, "k2")] {
+        let child = cmd(&t)
+            .args([
+                "sandbox",
+                "--session",
+                session,
+                "--project-dir",
+                &t.proj,
+                "--profile",
+                "build",
+                "--record",
+                "--",
+                "bash",
+                "-c",
+                "bash late.sh",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        let pid = i32::try_from(child.id()).expect("pid");
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(pid, sig) };
+        let o = child.wait_with_output().expect("wait");
+        std::thread::sleep(std::time::Duration::from_millis(2500));
+        let mcp = Path::new(&format!("{}/.mcp.json", t.proj)).exists();
+        let late = Path::new(&format!("{}/late.txt", t.proj)).exists();
+        assert!(!mcp, "signal {sig}: .mcp.json left behind: {}", show(&o));
+        if sig == libc::SIGTERM {
+            // the run went on to its end, then the check removed the file
+            assert!(late, "{}", show(&o));
+            assert_eq!(o.status.code(), Some(125), "{}", show(&o));
+            assert!(String::from_utf8_lossy(&o.stderr).contains(".mcp.json"));
+            std::fs::remove_file(format!("{}/late.txt", t.proj)).expect("rm");
+        } else {
+            assert!(!late, "the run outlived its killed parent");
+        }
+    }
+}
