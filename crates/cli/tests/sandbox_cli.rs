@@ -808,3 +808,55 @@ fn the_record_parent_checks_the_run_or_takes_it_down_when_signalled() {
         }
     }
 }
+
+/// rt6 F7, the slow variant: a run that plants its file at once and then
+/// ignores `SIGTERM` for longer than the host waits is killed by the
+/// parent a few seconds after the passed-on signal, and checked.
+#[test]
+fn a_run_ignoring_sigterm_is_killed_and_checked() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    std::fs::write(
+        format!("{}/slow.sh", t.proj),
+        "trap '' TERM HUP INT\necho '{}' > .mcp.json\nsleep 60\n",
+    )
+    .expect("write");
+    let child = cmd(&t)
+        .args([
+            "sandbox",
+            "--session",
+            "k3",
+            "--project-dir",
+            &t.proj,
+            "--profile",
+            "build",
+            "--record",
+            "--",
+            "bash",
+            "-c",
+            "bash slow.sh",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let started = std::time::Instant::now();
+    let pid = i32::try_from(child.id()).expect("pid");
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let o = child.wait_with_output().expect("wait");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{}",
+        show(&o)
+    );
+    assert_ne!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(
+        !Path::new(&format!("{}/.mcp.json", t.proj)).exists(),
+        "{}",
+        show(&o)
+    );
+}

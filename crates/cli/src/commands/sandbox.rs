@@ -266,23 +266,42 @@ fn run_recorded(homes: &Homes, a: &SandboxArgs) -> u8 {
 #[cfg(unix)]
 static FORWARD_TO: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
 
+/// Seconds a run has to end after a passed-on signal before it is killed
+/// (a run that ignores `SIGTERM` would otherwise wait for the host's
+/// `SIGKILL`, which ends this parent before its check).
+#[cfg(unix)]
+const GRACE_SECONDS: libc::c_uint = 3;
+
 #[cfg(unix)]
 extern "C" fn forward_signal(sig: libc::c_int) {
     let pid = FORWARD_TO.load(std::sync::atomic::Ordering::SeqCst);
     if pid > 0 {
-        // SAFETY: kill is async-signal-safe.
-        unsafe { libc::kill(pid, sig) };
+        // SAFETY: kill and alarm are async-signal-safe.
+        unsafe {
+            libc::kill(
+                pid,
+                if sig == libc::SIGALRM {
+                    libc::SIGKILL
+                } else {
+                    sig
+                },
+            );
+            if sig != libc::SIGALRM {
+                libc::alarm(GRACE_SECONDS);
+            }
+        }
     }
 }
 
 /// `SIGTERM`, `SIGHUP` and `SIGINT` no longer end this parent: they go to
-/// the confined child, and the parent goes on waiting for it (and then
+/// the confined child, which is killed if it has not ended
+/// [`GRACE_SECONDS`] later; the parent goes on waiting for it (and then
 /// checks the run). Signals already ignored stay ignored.
 #[cfg(unix)]
 fn forward_signals_to(pid: u32) {
     let Ok(pid) = i32::try_from(pid) else { return };
     FORWARD_TO.store(pid, std::sync::atomic::Ordering::SeqCst);
-    for sig in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT] {
+    for sig in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT, libc::SIGALRM] {
         // SAFETY: sigaction on zeroed structs with a valid handler.
         unsafe {
             let mut old: libc::sigaction = std::mem::zeroed();
