@@ -139,6 +139,26 @@ pub(crate) const CLOSED_READS: &[&str] = &["/root", "/run/user", "/run/secrets",
 /// root process keeps its uid in the sandbox and owns them).
 pub(crate) const ROOT_ONLY_TREES: &[&str] = &["/etc", "/var", "/srv", "/opt", "/boot"];
 
+/// Package managers' databases and caches below [`ROOT_ONLY_TREES`]:
+/// public (what every package installed), large (`/var/lib/dpkg/info` has
+/// thousands of files), and read without inspection.
+pub(crate) const ROOT_ONLY_PUBLIC: &[&str] = &[
+    "/var/lib/dpkg",
+    "/var/lib/apt/lists",
+    "/var/cache/apt",
+    "/var/cache/man",
+    "/var/cache/debconf/templates.dat",
+    "/var/lib/rpm",
+    "/var/lib/dnf",
+    "/var/cache/dnf",
+    "/var/cache/yum",
+    "/var/lib/pacman",
+    "/var/cache/pacman",
+    "/var/lib/apk",
+    "/var/cache/apk",
+    "/var/cache/fontconfig",
+];
+
 /// Most entries the walk of [`ROOT_ONLY_TREES`] looks at; the directories
 /// it could not reach in time are closed whole.
 pub(crate) const ROOT_ONLY_WALK_MAX: usize = 50_000;
@@ -222,6 +242,10 @@ pub(crate) const HOME_READABLE: &[&str] = &[
     ".local/share/pnpm",
     ".local/share/fnm",
     ".local/share/gem",
+    ".local/share/pypoetry",
+    ".local/share/virtualenv",
+    ".local/share/hatch",
+    ".local/share/pdm",
     // caches (their credential files are in HOME_SECRETS)
     ".cache",
     ".ccache",
@@ -466,6 +490,10 @@ pub(crate) const WALK_SKIP: &[&str] = &[
 /// Most plain files made readable in each directory above the project
 /// inside a closed home.
 pub(crate) const ABOVE_PROJECT_MAX_FILES: usize = 200;
+
+/// Most links into other directories followed per `PATH` entry inside a
+/// closed home.
+pub(crate) const PATH_LINKS_MAX: usize = 1000;
 
 /// Bounds of the project walk for secret files.
 pub(crate) const WALK_MAX_DEPTH: usize = 3;

@@ -988,14 +988,24 @@ impl Resolver {
         let within_closed = |p: &Path| closed.iter().any(|c| p.starts_with(c) && p != c);
         let reopens = |p: &Path| closed.iter().any(|c| c.starts_with(p));
         let mut open: Vec<PathBuf> = Vec::new();
+        // A name inside a writable root is the command's to change (a
+        // `PATH` entry `proj/.venv/bin` made a link to `~/.config/gh`):
+        // never followed to open what it leads to.
+        let writable = self.writable.clone();
+        let tamperable = |p: &Path| passes_through(p, &writable);
         let offer = |p: &Path, open: &mut Vec<PathBuf>| {
+            if tamperable(p) {
+                return;
+            }
             if let Ok(real) = fs::canonicalize(p) {
                 if within_closed(&real) && !reopens(&real) {
                     open.push(real);
                 }
             }
         };
-        offer(&self.project.clone(), &mut open);
+        if within_closed(&self.project) && !reopens(&self.project) {
+            open.push(self.project.clone());
+        }
         for rel in data::HOME_READABLE {
             offer(&self.home.join(rel), &mut open);
         }
@@ -1009,19 +1019,43 @@ impl Resolver {
             .map(|r| self.home.join(r))
             .filter_map(|p| fs::canonicalize(p).ok())
             .collect();
+        let offer_program_dir = |dir: &Path, open: &mut Vec<PathBuf>| {
+            offer(dir, open);
+            let Ok(real) = fs::canonicalize(dir) else {
+                return;
+            };
+            let prefix = real.parent().filter(|p| !shared.iter().any(|s| s == p));
+            let bin = real
+                .file_name()
+                .is_some_and(|n| ["bin", "sbin", "shims"].iter().any(|b| n == *b));
+            if let (Some(prefix), true) = (prefix, bin) {
+                offer(prefix, open);
+            }
+        };
         for var in data::TOOL_PATH_VARS {
             if let Some(v) = std::env::var_os(var) {
                 for entry in std::env::split_paths(&v).filter(|e| e.is_absolute()) {
-                    offer(&entry, &mut open);
-                    let Ok(real) = fs::canonicalize(&entry) else {
+                    offer_program_dir(&entry, &mut open);
+                    // Programs installed elsewhere and linked onto `PATH`
+                    // (`~/.local/bin/poetry` -> `~/.local/share/pypoetry/
+                    // venv/bin/poetry`, pipx and uv tools): their own
+                    // directory and prefix.
+                    if *var != "PATH" || !within_closed(&entry) {
+                        continue;
+                    }
+                    let Ok(entries) = fs::read_dir(&entry) else {
                         continue;
                     };
-                    let prefix = real.parent().filter(|p| !shared.iter().any(|s| s == p));
-                    let bin = real
-                        .file_name()
-                        .is_some_and(|n| ["bin", "sbin", "shims"].iter().any(|b| n == *b));
-                    if let (Some(prefix), true) = (prefix, bin) {
-                        offer(prefix, &mut open);
+                    for e in entries.flatten().take(data::PATH_LINKS_MAX) {
+                        if !e.file_type().is_ok_and(|t| t.is_symlink()) || tamperable(&e.path()) {
+                            continue;
+                        }
+                        if let Some(dir) = fs::canonicalize(e.path())
+                            .ok()
+                            .and_then(|t| t.parent().map(Path::to_path_buf))
+                        {
+                            offer_program_dir(&dir, &mut open);
+                        }
                     }
                 }
             }
@@ -1152,6 +1186,38 @@ impl Resolver {
     }
 }
 
+/// Whether resolving the absolute path `p` passes through (or ends in) one
+/// of `roots` (canonical): component by component, a link resolved where it
+/// is met. Anything that cannot be resolved counts as passing through.
+fn passes_through(p: &Path, roots: &[PathBuf]) -> bool {
+    let inside = |c: &Path| roots.iter().any(|w| c.starts_with(w));
+    let mut cur = PathBuf::from("/");
+    for comp in p.components() {
+        match comp {
+            Component::RootDir | Component::CurDir => continue,
+            Component::ParentDir => {
+                cur.pop();
+            }
+            Component::Normal(name) => {
+                cur.push(name);
+                match lstat(&cur) {
+                    None => return inside(&cur),
+                    Some(m) if m.file_type().is_symlink() => match fs::canonicalize(&cur) {
+                        Ok(c) => cur = c,
+                        Err(_) => return true,
+                    },
+                    Some(_) => {}
+                }
+            }
+            Component::Prefix(_) => return true,
+        }
+        if inside(&cur) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Below [`data::ROOT_ONLY_TREES`]: the directories others cannot search
 /// or list and the files they cannot read (not entered: `skip`, links). A
 /// directory the bounded walk does not reach is closed whole.
@@ -1183,7 +1249,9 @@ fn root_only_paths(skip: &[PathBuf], notes: &mut Vec<String>) -> Vec<PathBuf> {
         for e in entries.flatten() {
             budget = budget.saturating_sub(1);
             let p = e.path();
-            if skip.iter().any(|s| p.starts_with(s)) {
+            if skip.iter().any(|s| p.starts_with(s))
+                || data::ROOT_ONLY_PUBLIC.iter().any(|s| p == Path::new(s))
+            {
                 continue;
             }
             let Some(m) = lstat(&p) else { continue };

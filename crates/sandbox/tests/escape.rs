@@ -1428,3 +1428,57 @@ fn root_only_system_files_are_unreadable_for_a_root_caller() {
     assert!(out.contains(ORDINARY), "{out} {}", stderr(&o));
     assert_eq!(read(&d.join("root-only.conf")), SECRET_SSH);
 }
+
+/// rt6: programs linked onto `PATH` from elsewhere in the home
+/// (`~/.local/bin/x -> ~/.local/share/x/bin/x`, as pipx, poetry and uv
+/// install them) run with their prefix readable; but a `PATH` entry the
+/// command can change (an activated `.venv/bin` in the project, made a link
+/// to `~/.config/…` by an earlier run) opens nothing.
+#[test]
+fn path_links_open_their_programs_but_not_through_the_project() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let w = |rel: &str, text: &str| {
+        fs::create_dir_all(s.path(rel).parent().expect("parent")).expect("mkdir");
+        fs::write(s.path(rel), text).expect("write");
+    };
+    w(
+        "home/.local/share/mytool/bin/mytool",
+        "#!/bin/sh\necho mytool\n",
+    );
+    w("home/.local/share/mytool/lib/data.txt", ORDINARY);
+    w("home/.config/gh-like/hosts.yml", SECRET_SSH);
+    w("home/.local/share/keyrings-like/login", SECRET_SSH);
+    fs::create_dir_all(s.path("home/.local/bin")).expect("mkdir");
+    std::os::unix::fs::symlink(
+        s.path("home/.local/share/mytool/bin/mytool"),
+        s.path("home/.local/bin/mytool"),
+    )
+    .expect("link");
+    // the project's `.venv/bin` is a link an earlier run made
+    fs::create_dir_all(s.proj.join(".venv")).expect("mkdir");
+    std::os::unix::fs::symlink(s.path("home/.config/gh-like"), s.proj.join(".venv/bin"))
+        .expect("link");
+    let path = format!(
+        "{}:{}:{}",
+        s.proj.join(".venv/bin").display(),
+        s.path("home/.local/bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let script = format!(
+        "cat '{}' '{}' '{}'; true",
+        s.path("home/.local/share/mytool/lib/data.txt").display(),
+        s.path("home/.config/gh-like/hosts.yml").display(),
+        s.path("home/.local/share/keyrings-like/login").display(),
+    );
+    let o = s
+        .command("build", &[], &["sh", "-c", &script])
+        .env("PATH", &path)
+        .output()
+        .expect("running the sandbox");
+    let out = stdout(&o);
+    assert!(!out.contains(SECRET_SSH), "{out}");
+    assert!(out.contains(ORDINARY), "{out} {}", stderr(&o));
+}
