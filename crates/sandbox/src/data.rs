@@ -227,6 +227,8 @@ pub(crate) const HOME_READABLE: &[&str] = &[
     ".android",
     "Android",
     "flutter",
+    ".flutter",
+    ".flutter_tool_state",
     ".platformio",
     ".cmake",
     "perl5",
