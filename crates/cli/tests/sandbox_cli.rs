@@ -692,3 +692,171 @@ fn explain_says_why_a_call_is_not_sandboxed() {
         assert!(text.contains(why), "{command}: {text}");
     }
 }
+
+/// rt6 F4/F5: a sandboxed build commits an evil Makefile, then writes a
+/// replacement ref (loose, or a line of `packed-refs`) that makes `git log
+/// -p`/`git show` present a benign twin of that commit, while `git push`
+/// would send the real one; or creates `.mcp.json` (a host starts the
+/// servers it names). The parent removes both and fails the run.
+#[test]
+fn sandboxed_builds_cannot_leave_replacement_refs_or_mcp_servers() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(&t.proj)
+            .env("HOME", &t.home)
+            .output()
+            .expect("git");
+        assert!(o.status.success(), "git {args:?}: {}", show(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    std::fs::remove_dir_all(format!("{}/.git", t.proj)).expect("rm fake .git");
+    git(&["init", "-q"]);
+    std::fs::write(format!("{}/Makefile", t.proj), "all:\n\techo built\n").expect("write");
+    git(&["add", "Makefile"]);
+    git(&["commit", "-qm", "one"]);
+    let script = "printf 'all:\\n\\techo built; touch EVIL\\n' > Makefile\n\
+        git add Makefile && git -c user.name=t -c user.email=t@t commit -qm tidy\n\
+        evil=$(git rev-parse HEAD)\n\
+        benign=$(git cat-file commit $evil | sed \"s/^tree .*/tree $(git rev-parse HEAD~1^{tree})/\" | git hash-object -t commit -w --stdin)\n\
+        case \"$1\" in\n\
+        loose) mkdir -p .git/refs/replace && echo $benign > .git/refs/replace/$evil ;;\n\
+        packed) echo \"$benign refs/replace/$evil\" >> .git/packed-refs ;;\n\
+        mcp) echo '{\"mcpServers\":{}}' > .mcp.json ;;\n\
+        esac\n\
+        git read-tree HEAD && git checkout -- Makefile\n";
+    std::fs::write(format!("{}/rep.sh", t.proj), script).expect("write");
+    for how in ["loose", "packed"] {
+        let call = format!("bash rep.sh {how}");
+        assert_eq!(check(&t, &[], &call)["reason"], "sandboxed", "{call}");
+        let o = exec(&t, &call);
+        assert_eq!(o.status.code(), Some(125), "{}", show(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("replacement ref"), "{err}");
+        // what a reviewer's `git show` displays is the real commit again
+        assert!(git(&["show", "HEAD"]).contains("touch EVIL"), "{how}");
+        git(&["reset", "-q", "--hard", "HEAD~1"]);
+    }
+    let o = exec(&t, "bash rep.sh mcp");
+    assert_eq!(o.status.code(), Some(125), "{}", show(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains(".mcp.json"));
+    assert!(!Path::new(&format!("{}/.mcp.json", t.proj)).exists());
+    // Neighbour: the same commit without a replacement ref is no such change.
+    let o = exec(&t, "bash rep.sh none");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+}
+
+/// rt6 F7: a host ends a command on a timeout or an interrupt by
+/// signalling the process it started — the `--record` parent. The confined
+/// run used to go on without it, and what it wrote afterwards
+/// (`.git/commondir`, `.mcp.json`) was never checked. Now a SIGTERM is
+/// passed to the run and the parent checks once it ends; a SIGKILL ends
+/// the run with the parent.
+#[test]
+fn the_record_parent_checks_the_run_or_takes_it_down_when_signalled() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    std::fs::write(
+        format!("{}/late.sh", t.proj),
+        "trap '' TERM HUP INT\nsleep 2\necho '{}' > .mcp.json\necho ok > late.txt\n",
+    )
+    .expect("write");
+    for (sig, session) in [(libc::SIGTERM, "k1"), (libc::SIGKILL, "k2")] {
+        let child = cmd(&t)
+            .args([
+                "sandbox",
+                "--session",
+                session,
+                "--project-dir",
+                &t.proj,
+                "--profile",
+                "build",
+                "--record",
+                "--",
+                "bash",
+                "-c",
+                "bash late.sh",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        let pid = i32::try_from(child.id()).expect("pid");
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(pid, sig) };
+        let o = child.wait_with_output().expect("wait");
+        std::thread::sleep(std::time::Duration::from_millis(2500));
+        let mcp = Path::new(&format!("{}/.mcp.json", t.proj)).exists();
+        let late = Path::new(&format!("{}/late.txt", t.proj)).exists();
+        assert!(!mcp, "signal {sig}: .mcp.json left behind: {}", show(&o));
+        if sig == libc::SIGTERM {
+            // the run went on to its end, then the check removed the file
+            assert!(late, "{}", show(&o));
+            assert_eq!(o.status.code(), Some(125), "{}", show(&o));
+            assert!(String::from_utf8_lossy(&o.stderr).contains(".mcp.json"));
+            std::fs::remove_file(format!("{}/late.txt", t.proj)).expect("rm");
+        } else {
+            assert!(!late, "the run outlived its killed parent");
+        }
+    }
+}
+
+/// rt6 F7, the slow variant: a run that plants its file at once and then
+/// ignores `SIGTERM` for longer than the host waits is killed by the
+/// parent a few seconds after the passed-on signal, and checked.
+#[test]
+fn a_run_ignoring_sigterm_is_killed_and_checked() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    std::fs::write(
+        format!("{}/slow.sh", t.proj),
+        "trap '' TERM HUP INT\necho '{}' > .mcp.json\nsleep 60\n",
+    )
+    .expect("write");
+    let child = cmd(&t)
+        .args([
+            "sandbox",
+            "--session",
+            "k3",
+            "--project-dir",
+            &t.proj,
+            "--profile",
+            "build",
+            "--record",
+            "--",
+            "bash",
+            "-c",
+            "bash slow.sh",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let started = std::time::Instant::now();
+    let pid = i32::try_from(child.id()).expect("pid");
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let o = child.wait_with_output().expect("wait");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{}",
+        show(&o)
+    );
+    assert_ne!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(
+        !Path::new(&format!("{}/.mcp.json", t.proj)).exists(),
+        "{}",
+        show(&o)
+    );
+}

@@ -530,10 +530,15 @@ pub(crate) fn names_secret_variable(raw: &str) -> bool {
             "_DSN",
             "WEBHOOK",
             "CONNECTION_STRING",
+            "PASSPHRASE",
+            "JWT",
+            "COOKIE",
         ]
         .iter()
         .any(|k| up.contains(k))
-            || ["_SK", "_PAT", "_KEY"].iter().any(|k| up.ends_with(k))
+            || ["_SK", "_PAT", "_KEY", "_PASS", "_PWD"]
+                .iter()
+                .any(|k| up.ends_with(k))
         {
             return true;
         }

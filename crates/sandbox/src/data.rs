@@ -124,6 +124,222 @@ pub(crate) const SYSTEM_SECRETS: &[&str] = &[
     "/etc/pki/tls/private",
 ];
 
+/// Directories whose contents a sandboxed command cannot read at all,
+/// beyond the caller's own home (always closed, see [`HOME_READABLE`]):
+/// the other homes a root caller could read, and the run-time directories
+/// where container engines and orchestrators put credentials (podman's
+/// `auth.json` under `/run/user/<uid>/containers`, Docker and Kubernetes
+/// secrets and service-account tokens under `/run/secrets`). Every entry
+/// of `/home` is closed too, except [`HOMES_OPEN`].
+pub(crate) const CLOSED_READS: &[&str] = &["/root", "/run/user", "/run/secrets", "/run/containers"];
+
+/// System trees where, for a root caller, whatever others may not read is
+/// closed as well (rt6: a root caller's build read `/var/cache/debconf/
+/// passwords.dat`, `/etc/security/opasswd` and a 0600 file of `/etc`: a
+/// root process keeps its uid in the sandbox and owns them).
+pub(crate) const ROOT_ONLY_TREES: &[&str] = &["/etc", "/var", "/srv", "/opt", "/boot"];
+
+/// Package managers' databases and caches below [`ROOT_ONLY_TREES`]:
+/// public (what every package installed), large (`/var/lib/dpkg/info` has
+/// thousands of files), and read without inspection.
+pub(crate) const ROOT_ONLY_PUBLIC: &[&str] = &[
+    "/var/lib/dpkg",
+    "/var/lib/apt/lists",
+    "/var/cache/apt",
+    "/var/cache/man",
+    "/var/cache/debconf/templates.dat",
+    "/var/lib/rpm",
+    "/var/lib/dnf",
+    "/var/cache/dnf",
+    "/var/cache/yum",
+    "/var/lib/pacman",
+    "/var/cache/pacman",
+    "/var/lib/apk",
+    "/var/cache/apk",
+    "/var/cache/fontconfig",
+];
+
+/// Most entries the walk of [`ROOT_ONLY_TREES`] looks at; the directories
+/// it could not reach in time are closed whole.
+pub(crate) const ROOT_ONLY_WALK_MAX: usize = 50_000;
+
+/// Entries of `/home` that hold installed software, not a person's files.
+pub(crate) const HOMES_OPEN: &[&str] = &["linuxbrew"];
+
+/// What a sandboxed command may read in the home, relative to `$HOME`: the
+/// toolchains, version managers, package caches and the tools' ordinary
+/// configuration a build reads (rt6: the home was readable except a list of
+/// secrets, and a build printed other projects' `.env`, `~/.bashrc` exports,
+/// browser and chat cookies, shell histories and the tokens of every tool
+/// the list did not name). Anything else in the home is closed; the
+/// secrets listed in [`HOME_SECRETS`] stay hidden inside these too. The
+/// project, the writable roots, the entries of `PATH` and of
+/// [`TOOL_PATH_VARS`] and the git config files the user's config includes
+/// are readable wherever they lie.
+pub(crate) const HOME_READABLE: &[&str] = &[
+    // toolchains and version managers
+    ".cargo",
+    ".rustup",
+    "go",
+    "sdk",
+    ".pyenv",
+    ".nvm",
+    ".fnm",
+    ".volta",
+    ".rbenv",
+    ".rvm",
+    ".sdkman",
+    ".asdf",
+    ".bun",
+    ".deno",
+    ".dotnet",
+    ".nuget/packages",
+    ".ghcup",
+    ".cabal",
+    ".stack",
+    ".opam",
+    ".julia",
+    ".elan",
+    ".jdks",
+    ".konan",
+    ".gradle",
+    ".m2",
+    ".ivy2",
+    ".sbt",
+    ".lein",
+    ".pub-cache",
+    ".gem",
+    ".bundle",
+    ".npm",
+    ".node-gyp",
+    ".yarn",
+    ".conda",
+    ".condarc",
+    "miniconda3",
+    "anaconda3",
+    "miniforge3",
+    "mambaforge",
+    ".pixi",
+    ".mix",
+    ".hex",
+    ".nix-profile",
+    ".nix-defexpr",
+    ".android",
+    "Android",
+    "flutter",
+    ".flutter",
+    ".flutter_tool_state",
+    ".platformio",
+    ".cmake",
+    "perl5",
+    ".swiftpm",
+    ".local/bin",
+    ".local/lib",
+    ".local/include",
+    ".local/pipx",
+    ".local/share/pipx",
+    ".local/share/uv",
+    ".local/share/virtualenvs",
+    ".local/share/mise",
+    ".local/share/pnpm",
+    ".local/share/fnm",
+    ".local/share/gem",
+    ".local/share/pypoetry",
+    ".local/share/virtualenv",
+    ".local/share/hatch",
+    ".local/share/pdm",
+    // caches (their credential files are in HOME_SECRETS)
+    ".cache",
+    ".ccache",
+    // configuration builds and linters read
+    ".config/git",
+    ".config/go",
+    ".config/mise",
+    ".config/uv",
+    ".config/ruff",
+    ".config/flake8",
+    ".config/pycodestyle",
+    ".config/yamllint",
+    ".config/clangd",
+    ".config/matplotlib",
+    ".gitconfig",
+    ".gitignore",
+    ".gitignore_global",
+    ".gitattributes",
+    ".editorconfig",
+    ".clang-format",
+    ".clang-tidy",
+    ".prettierrc",
+    ".eslintrc",
+    ".eslintrc.json",
+    ".pylintrc",
+    ".flake8",
+    ".isort.cfg",
+    ".rustfmt.toml",
+    ".tool-versions",
+    ".python-version",
+    ".node-version",
+    ".nvmrc",
+    ".ruby-version",
+    ".bazelrc",
+];
+
+/// Environment variables naming directories (or `:`-separated lists of
+/// them) that tools run or read from: where one lies in a closed home it is
+/// readable (`PATH=~/bin:…`, `PYENV_ROOT`, `JAVA_HOME=~/jdk`). The home
+/// itself, or an ancestor of it, never is.
+pub(crate) const TOOL_PATH_VARS: &[&str] = &[
+    "PATH",
+    "GOPATH",
+    "GOROOT",
+    "GOBIN",
+    "GOMODCACHE",
+    "GOCACHE",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "JAVA_HOME",
+    "GRADLE_USER_HOME",
+    "GRADLE_HOME",
+    "MAVEN_HOME",
+    "M2_HOME",
+    "PYENV_ROOT",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "PIPX_HOME",
+    "POETRY_HOME",
+    "NVM_DIR",
+    "FNM_DIR",
+    "VOLTA_HOME",
+    "BUN_INSTALL",
+    "DENO_DIR",
+    "DENO_INSTALL",
+    "PNPM_HOME",
+    "NPM_CONFIG_PREFIX",
+    "npm_config_prefix",
+    "RBENV_ROOT",
+    "ASDF_DIR",
+    "ASDF_DATA_DIR",
+    "MISE_DATA_DIR",
+    "SDKMAN_DIR",
+    "ANDROID_HOME",
+    "ANDROID_SDK_ROOT",
+    "FLUTTER_ROOT",
+    "PUB_CACHE",
+    "DOTNET_ROOT",
+    "JULIA_DEPOT_PATH",
+    "OPAM_SWITCH_PREFIX",
+    "GHCUP_INSTALL_BASE_PREFIX",
+    "PLAYWRIGHT_BROWSERS_PATH",
+    "XDG_CACHE_HOME",
+    "PYTHONPATH",
+    "NODE_PATH",
+    "LD_LIBRARY_PATH",
+    "LIBRARY_PATH",
+    "CPATH",
+    "PKG_CONFIG_PATH",
+    "CMAKE_PREFIX_PATH",
+];
+
 /// Directory whose `ssh_host_*_key` files (host private keys) are hidden.
 pub(crate) const SSH_HOST_KEY_DIR: &str = "/etc/ssh";
 
@@ -273,6 +489,14 @@ pub(crate) const WALK_SKIP: &[&str] = &[
     "dist",
 ];
 
+/// Most plain files made readable in each directory above the project
+/// inside a closed home.
+pub(crate) const ABOVE_PROJECT_MAX_FILES: usize = 200;
+
+/// Most links into other directories followed per `PATH` entry inside a
+/// closed home.
+pub(crate) const PATH_LINKS_MAX: usize = 1000;
+
 /// Bounds of the project walk for secret files.
 pub(crate) const WALK_MAX_DEPTH: usize = 3;
 pub(crate) const WALK_MAX_ENTRIES: usize = 5000;
@@ -345,32 +569,98 @@ pub(crate) fn is_secret_file_name(name: &str) -> bool {
 
 /// Whether an environment variable's name marks a credential (removed from
 /// a sandboxed command's environment when it has no network): `*TOKEN*`,
-/// `*SECRET*`, `*PASSW*`, API and access keys, connection strings, and names
-/// ending in `_KEY`, `_PAT` or `_SK`. Names that only configure a tool
-/// (`GOPRIVATE`, `SSH_AUTH_SOCK`) are kept.
+/// `*SECRET*`, `*PASSW*`, `*AUTH*` (not `*AUTHOR*`), private, API and
+/// access keys, JWTs, cookies, connection strings, and names ending in
+/// `_KEY`, `_PAT`, `_SK`, `_PASS` or `_PWD` (`MYSQL_PWD`). The gate's own
+/// list of variables whose printing asks (`names_secret_variable`) is a
+/// subset: nothing `echo $X` would ask for reaches a sandboxed command
+/// (rt6: `NPM_CONFIG__AUTH`, `DOCKER_AUTH_CONFIG`, `MYSQL_PWD` did). Names
+/// that only configure a tool (`GOPRIVATE` aside, `SSH_AUTH_SOCK`) are kept.
 pub(crate) fn is_secret_env_name(name: &str) -> bool {
     let up = name.to_ascii_uppercase();
     const PARTS: &[&str] = &[
         "TOKEN",
         "SECRET",
         "PASSW",
+        "PASSPHRASE",
+        "PRIVATE",
         "API_KEY",
         "APIKEY",
         "ACCESS_KEY",
         "SESSION_KEY",
-        "PRIVATE_KEY",
         "CREDENTIAL",
         "DATABASE_URL",
         "_DSN",
         "WEBHOOK",
         "CONNECTION_STRING",
+        "JWT",
+        "COOKIE",
     ];
-    PARTS.iter().any(|p| up.contains(p)) || ["_KEY", "_PAT", "_SK"].iter().any(|s| up.ends_with(s))
+    const KEEP: &[&str] = &["SSH_AUTH_SOCK", "GOPRIVATE", "GONOSUMDB", "GONOPROXY"];
+    if KEEP.contains(&up.as_str()) {
+        return false;
+    }
+    PARTS.iter().any(|p| up.contains(p))
+        || (up.contains("AUTH") && !up.contains("AUTHOR"))
+        || ["_KEY", "_PAT", "_SK", "_PASS", "_PWD"]
+            .iter()
+            .any(|s| up.ends_with(s))
+}
+
+/// Whether a variable's value carries a credential whatever its name: a URL
+/// with a password in it (`HTTPS_PROXY=http://u:pw@proxy`,
+/// `REDIS_URL=redis://:pw@host`).
+pub(crate) fn is_secret_env_value(value: &str) -> bool {
+    let mut rest = value;
+    while let Some(i) = rest.find("://") {
+        rest = &rest[i + 3..];
+        let authority = rest.split(['/', '?', '#', ' ', ',']).next().unwrap_or("");
+        if let Some(at) = authority.rfind('@') {
+            if authority[..at].contains(':') {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 #[cfg(test)]
 mod tests {
-    use super::is_secret_file_name;
+    use super::{is_secret_env_name, is_secret_env_value, is_secret_file_name};
+
+    #[test]
+    fn secret_variables() {
+        for n in [
+            "GITHUB_TOKEN",
+            "DB_PASS",
+            "MYSQL_PWD",
+            "NPM_CONFIG__AUTH",
+            "DOCKER_AUTH_CONFIG",
+            "CI_JOB_JWT",
+            "SESSION_COOKIE",
+            "GPG_PASSPHRASE",
+            "OPENAI_API_KEY",
+        ] {
+            assert!(is_secret_env_name(n), "{n}");
+        }
+        for n in [
+            "PATH",
+            "PWD",
+            "OLDPWD",
+            "GIT_AUTHOR_NAME",
+            "SSH_AUTH_SOCK",
+            "GOPRIVATE",
+            "HOME",
+            "XAUTHORITY",
+        ] {
+            assert!(!is_secret_env_name(n), "{n}");
+        }
+        assert!(is_secret_env_value("http://u:pw@proxy:3128"));
+        assert!(is_secret_env_value("redis://:pw@h:6379/0"));
+        assert!(!is_secret_env_value("https://proxy.example:3128"));
+        assert!(!is_secret_env_value("git@github.com:o/r.git"));
+        assert!(!is_secret_env_value("https://u@host/x:y@z"));
+    }
 
     #[test]
     fn secret_names() {

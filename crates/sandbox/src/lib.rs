@@ -12,7 +12,12 @@
 //! # Linux
 //!
 //! Landlock (ABI 6 or later) is the allow-list: reads everywhere but `/dev`
-//! (where only the terminal and the harmless character devices are granted),
+//! (where only the terminal and the harmless character devices are granted)
+//! and the homes (the caller's, `/root`, `/home/*`) and `/run/user`,
+//! `/run/secrets`, `/run/containers`, of which only the toolchains, caches
+//! and tools' configuration (`data::HOME_READABLE`), the `PATH` entries and
+//! the project's surroundings are read (rt6: an allow-list, not the list of
+//! secrets below, which missed every tool it did not name),
 //! writes only below the writable roots, signals and abstract unix sockets
 //! scoped to the sandbox, and no `ptrace` of (nor `/proc/<pid>/…` access to)
 //! processes outside. Landlock grants a right on a whole subtree and cannot

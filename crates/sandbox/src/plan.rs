@@ -137,6 +137,11 @@ pub struct Confinement {
     pub(crate) hidden: Vec<Hidden>,
     /// Toolchain caches layered over (profile `build` without the network).
     pub(crate) cache_layers: Vec<CacheLayer>,
+    /// Directories whose contents cannot be read (the homes), except
+    /// [`Confinement::read_open`] and the writable roots below them.
+    pub(crate) read_closed: Vec<PathBuf>,
+    /// Trees and files inside a closed directory that can be read.
+    pub(crate) read_open: Vec<PathBuf>,
     /// Cover the gate's home (it exists, or is created because it lies in a
     /// writable root).
     pub(crate) hide_gate_home: bool,
@@ -190,6 +195,15 @@ impl Confinement {
     /// Secrets covered by empty read-only files or directories.
     pub fn hidden(&self) -> &[Hidden] {
         &self.hidden
+    }
+    /// Directories whose contents cannot be read, except [`Self::read_open`]
+    /// and the writable roots below them.
+    pub fn read_closed(&self) -> &[PathBuf] {
+        &self.read_closed
+    }
+    /// What can be read inside a closed directory.
+    pub fn read_open(&self) -> &[PathBuf] {
+        &self.read_open
     }
     /// Known limits of this confinement (absent files that cannot be
     /// protected, a truncated secret scan, …), one sentence each.
@@ -322,6 +336,11 @@ struct Resolver {
     /// Repositories below a project root (`sub/.git`, a directory or a
     /// gitfile), found by the bounded walk.
     nested_gits: Vec<PathBuf>,
+    read_closed: Vec<PathBuf>,
+    read_open: Vec<PathBuf>,
+    /// A repository around the project, readable, whose secrets the walk
+    /// hides as the project's.
+    project_reads: Vec<PathBuf>,
     notes: Vec<String>,
 }
 
@@ -379,6 +398,9 @@ impl Resolver {
             pins: BTreeSet::new(),
             hidden: BTreeSet::new(),
             nested_gits: Vec::new(),
+            read_closed: Vec::new(),
+            read_open: Vec::new(),
+            project_reads: Vec::new(),
             notes: Vec::new(),
         })
     }
@@ -467,6 +489,7 @@ impl Resolver {
         dedup(&mut self.writable);
         dedup(&mut self.project_roots);
 
+        self.collect_reads();
         self.collect_hidden()?;
         for root in self.project_roots.clone() {
             self.guard_project_root(&root)?;
@@ -498,6 +521,20 @@ impl Resolver {
                 && !self.guards.iter().any(|g| g.path.starts_with(&l.target))
                 && !self.writable.iter().any(|w| w.starts_with(&l.target))
         });
+        // A secret inside a hidden directory is hidden with it; covering it
+        // again would name a path the empty directory does not hold, and the
+        // sandbox would not start (rt6: `~/.kube` and `~/.kube/config`).
+        let hidden_dirs: Vec<PathBuf> = self
+            .hidden
+            .iter()
+            .filter(|h| h.kind == Kind::Dir)
+            .map(|h| h.path.clone())
+            .collect();
+        self.hidden.retain(|h| {
+            !hidden_dirs
+                .iter()
+                .any(|d| h.path != *d && h.path.starts_with(d))
+        });
         let mut guards: Vec<Guard> = self.guards.into_iter().collect();
         guards.sort_by_key(|g| depth(&g.path));
         let guard_paths: BTreeSet<PathBuf> = guards.iter().map(|g| g.path.clone()).collect();
@@ -522,6 +559,8 @@ impl Resolver {
             pins,
             hidden: self.hidden.into_iter().collect(),
             cache_layers,
+            read_closed: self.read_closed,
+            read_open: self.read_open,
             hide_gate_home,
             create_gate_home,
             notes: self.notes,
@@ -912,6 +951,167 @@ impl Resolver {
         Ok(())
     }
 
+    /// What cannot be read (rt6): the homes, closed whole, except the
+    /// toolchains, caches and configuration a build reads
+    /// ([`data::HOME_READABLE`]), the directories `PATH` and the tools'
+    /// variables name, the files the user's git config includes, and —
+    /// when the project lies below one — the repository around it and the
+    /// plain files of the directories above it (a workspace's `go.work`,
+    /// `Cargo.toml`), secret-looking names excepted.
+    fn collect_reads(&mut self) {
+        let mut closed: Vec<PathBuf> = vec![self.home.clone()];
+        closed.extend(data::CLOSED_READS.iter().map(PathBuf::from));
+        if let Ok(entries) = fs::read_dir("/home") {
+            for e in entries.flatten() {
+                let name = e.file_name();
+                if !data::HOMES_OPEN.iter().any(|o| name == *o) {
+                    closed.push(e.path());
+                }
+            }
+        }
+        // A root caller owns the files only root may read (`/etc/shadow`-like
+        // files no list names): what others may not read is closed too.
+        #[cfg(unix)]
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            let mut skip: Vec<PathBuf> = self.writable.clone();
+            skip.extend(closed.iter().cloned());
+            closed.extend(root_only_paths(&skip, &mut self.notes));
+        }
+        // As the kernel sees them; `/` (a home of `/`) is never closed.
+        let mut closed: Vec<PathBuf> = closed
+            .iter()
+            .filter_map(|p| fs::canonicalize(p).ok())
+            .filter(|p| p.parent().is_some())
+            .collect();
+        dedup(&mut closed);
+        let within_closed = |p: &Path| closed.iter().any(|c| p.starts_with(c) && p != c);
+        let reopens = |p: &Path| closed.iter().any(|c| c.starts_with(p));
+        let mut open: Vec<PathBuf> = Vec::new();
+        // A name inside a writable root is the command's to change (a
+        // `PATH` entry `proj/.venv/bin` made a link to `~/.config/gh`):
+        // never followed to open what it leads to.
+        let writable = self.writable.clone();
+        let tamperable = |p: &Path| passes_through(p, &writable);
+        let offer = |p: &Path, open: &mut Vec<PathBuf>| {
+            if tamperable(p) {
+                return;
+            }
+            if let Ok(real) = fs::canonicalize(p) {
+                if within_closed(&real) && !reopens(&real) {
+                    open.push(real);
+                }
+            }
+        };
+        if within_closed(&self.project) && !reopens(&self.project) {
+            open.push(self.project.clone());
+        }
+        for rel in data::HOME_READABLE {
+            offer(&self.home.join(rel), &mut open);
+        }
+        // A program's directory and, for `…/bin` or `…/shims`, the prefix
+        // it belongs to (`~/.pyenv/shims` runs `~/.pyenv/libexec/pyenv`,
+        // `~/.nvm/versions/node/v20/bin/npm` its `lib/node_modules`) —
+        // unless that prefix is the home or one of the shared trees of
+        // everybody's data (`~/.local`, `~/.local/share`, `~/.config`).
+        let shared: Vec<PathBuf> = ["", ".local", ".local/share", ".config"]
+            .iter()
+            .map(|r| self.home.join(r))
+            .filter_map(|p| fs::canonicalize(p).ok())
+            .collect();
+        let offer_program_dir = |dir: &Path, open: &mut Vec<PathBuf>| {
+            offer(dir, open);
+            let Ok(real) = fs::canonicalize(dir) else {
+                return;
+            };
+            let prefix = real.parent().filter(|p| !shared.iter().any(|s| s == p));
+            let bin = real
+                .file_name()
+                .is_some_and(|n| ["bin", "sbin", "shims"].iter().any(|b| n == *b));
+            if let (Some(prefix), true) = (prefix, bin) {
+                offer(prefix, open);
+            }
+        };
+        for var in data::TOOL_PATH_VARS {
+            if let Some(v) = std::env::var_os(var) {
+                for entry in std::env::split_paths(&v).filter(|e| e.is_absolute()) {
+                    offer_program_dir(&entry, &mut open);
+                    // Programs installed elsewhere and linked onto `PATH`
+                    // (`~/.local/bin/poetry` -> `~/.local/share/pypoetry/
+                    // venv/bin/poetry`, pipx and uv tools): their own
+                    // directory and prefix.
+                    if *var != "PATH" || !within_closed(&entry) {
+                        continue;
+                    }
+                    let Ok(entries) = fs::read_dir(&entry) else {
+                        continue;
+                    };
+                    for e in entries.flatten().take(data::PATH_LINKS_MAX) {
+                        if !e.file_type().is_ok_and(|t| t.is_symlink()) || tamperable(&e.path()) {
+                            continue;
+                        }
+                        if let Some(dir) = fs::canonicalize(e.path())
+                            .ok()
+                            .and_then(|t| t.parent().map(Path::to_path_buf))
+                        {
+                            offer_program_dir(&dir, &mut open);
+                        }
+                    }
+                }
+            }
+        }
+        for cfg in self.user_git_configs() {
+            let base = cfg.parent().map(Path::to_path_buf).unwrap_or_default();
+            for inc in git_config_refs(&cfg).includes {
+                let p = self.config_value_path(&inc, &base);
+                let secret = p
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(data::is_secret_file_name);
+                if !secret {
+                    offer(&p, &mut open);
+                }
+            }
+        }
+        // The repository the project lies in (git reads its top and its
+        // `.git`), and the plain files of the directories above it.
+        let mut top = self.project.clone();
+        let mut at = self.project.clone();
+        while within_closed(&at) {
+            if lstat(&at.join(".git")).is_some() {
+                top = at.clone();
+                break;
+            }
+            if !at.pop() {
+                break;
+            }
+        }
+        if top != self.project && within_closed(&top) {
+            open.push(top.clone());
+            self.project_reads.push(top.clone());
+        }
+        let mut dir = top.parent().map(Path::to_path_buf);
+        while let Some(d) = dir {
+            if !within_closed(&d) {
+                break;
+            }
+            if let Ok(entries) = fs::read_dir(&d) {
+                for e in entries.flatten().take(data::ABOVE_PROJECT_MAX_FILES) {
+                    let name = e.file_name();
+                    let plain = e.file_type().is_ok_and(|t| t.is_file());
+                    let secret = name.to_str().is_none_or(data::is_secret_file_name);
+                    if plain && !secret {
+                        open.push(e.path());
+                    }
+                }
+            }
+            dir = d.parent().map(Path::to_path_buf);
+        }
+        dedup(&mut open);
+        self.read_closed = closed;
+        self.read_open = open;
+    }
+
     fn collect_hidden(&mut self) -> Result<(), SandboxError> {
         for rel in data::HOME_SECRETS {
             let p = self.home.join(rel);
@@ -935,6 +1135,7 @@ impl Resolver {
         }
         let mut roots = vec![self.project.clone()];
         roots.extend(self.project_roots.iter().cloned());
+        roots.extend(self.project_reads.iter().cloned());
         dedup(&mut roots);
         for r in roots {
             self.walk_secrets(&r)?;
@@ -983,6 +1184,93 @@ impl Resolver {
         }
         Ok(())
     }
+}
+
+/// Whether resolving the absolute path `p` passes through (or ends in) one
+/// of `roots` (canonical): component by component, a link resolved where it
+/// is met. Anything that cannot be resolved counts as passing through.
+fn passes_through(p: &Path, roots: &[PathBuf]) -> bool {
+    let inside = |c: &Path| roots.iter().any(|w| c.starts_with(w));
+    let mut cur = PathBuf::from("/");
+    for comp in p.components() {
+        match comp {
+            Component::RootDir | Component::CurDir => continue,
+            Component::ParentDir => {
+                cur.pop();
+            }
+            Component::Normal(name) => {
+                cur.push(name);
+                match lstat(&cur) {
+                    None => return inside(&cur),
+                    Some(m) if m.file_type().is_symlink() => match fs::canonicalize(&cur) {
+                        Ok(c) => cur = c,
+                        Err(_) => return true,
+                    },
+                    Some(_) => {}
+                }
+            }
+            Component::Prefix(_) => return true,
+        }
+        if inside(&cur) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Below [`data::ROOT_ONLY_TREES`]: the directories others cannot search
+/// or list and the files they cannot read (not entered: `skip`, links). A
+/// directory the bounded walk does not reach is closed whole.
+#[cfg(unix)]
+fn root_only_paths(skip: &[PathBuf], notes: &mut Vec<String>) -> Vec<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = Vec::new();
+    let mut queue: std::collections::VecDeque<PathBuf> = data::ROOT_ONLY_TREES
+        .iter()
+        .map(PathBuf::from)
+        .filter(|p| lstat(p).is_some_and(|m| m.is_dir()))
+        .collect();
+    let mut budget = data::ROOT_ONLY_WALK_MAX;
+    while let Some(dir) = queue.pop_front() {
+        if budget == 0 {
+            notes.push(format!(
+                "{} and {} other directories were too many to inspect: closed to reads",
+                dir.display(),
+                queue.len()
+            ));
+            out.push(dir);
+            out.extend(queue.drain(..));
+            break;
+        }
+        let Ok(entries) = fs::read_dir(&dir) else {
+            out.push(dir);
+            continue;
+        };
+        for e in entries.flatten() {
+            budget = budget.saturating_sub(1);
+            let p = e.path();
+            if skip.iter().any(|s| p.starts_with(s))
+                || data::ROOT_ONLY_PUBLIC.iter().any(|s| p == Path::new(s))
+            {
+                continue;
+            }
+            let Some(m) = lstat(&p) else { continue };
+            if m.file_type().is_symlink() {
+                continue;
+            }
+            let mode = m.permissions().mode();
+            if m.is_dir() {
+                if mode & 0o005 != 0o005 {
+                    out.push(p);
+                } else {
+                    queue.push_back(p);
+                }
+            } else if mode & 0o004 == 0 {
+                out.push(p);
+            }
+        }
+    }
+    out
 }
 
 fn dedup(v: &mut Vec<PathBuf>) {

@@ -535,11 +535,12 @@ fn secrets_are_unreadable_ordinary_files_are_readable() {
         return;
     }
     let s = Scratch::new();
+    fs::write(s.home.join(".cargo/notes.txt"), ORDINARY).expect("write");
     let o = s.sh(
         "read",
         "cat \"$HOME/.ssh/id_rsa\" \"$HOME/.aws/credentials\" .env \
          \"$HOME/.shellgate/config/tool-approvals.json\"; \
-         cat \"$HOME/notes.txt\" ../etc/hostname; head -c 4 /etc/os-release; true",
+         cat \"$HOME/.cargo/notes.txt\" ../etc/hostname; head -c 4 /etc/os-release; true",
     );
     let out = stdout(&o);
     assert!(!out.contains(SECRET_SSH), "{out}");
@@ -1254,4 +1255,230 @@ fn hook_managers_editor_tasks_and_nested_repositories_are_read_only() {
     assert_eq!(read(&s.path("project/r1/src/a.rs")), "ok\n");
     assert_eq!(read(&s.path("project/r1/.git/objects/ok")), "ok\n");
     assert_eq!(read(&s.path("project/.idea/x")), "ok\n");
+}
+
+/// rt6: the home is closed but for the toolchains, caches and the tools'
+/// ordinary configuration (an allow-list): other projects' `.env`, shell
+/// start-up files with exported tokens, browser and chat cookies, the
+/// tokens of tools no list names, shell histories are unreadable, as are
+/// the other homes and `/run/secrets`-like places. What builds read stays
+/// readable: `~/.cargo`, `~/.gitconfig`, `~/.cache`, a `PATH` entry in the
+/// home with its tool's prefix, the files above the project.
+#[test]
+fn the_home_is_closed_but_for_toolchains_and_configuration() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let closed = [
+        "home/other-project/.env",
+        "home/other-project/src/main.rs",
+        "home/.bashrc",
+        "home/.profile",
+        "home/.config/BraveSoftware/Default/Cookies",
+        "home/.config/Slack/Cookies",
+        "home/.config/some-cli/hosts.yml",
+        "home/.config/fish/fish_variables",
+        "home/.local/share/atuin/history.db",
+        "home/.minikube/client.key",
+        "home/notes.txt",
+    ];
+    let open = [
+        "home/.cargo/env",
+        "home/.gitconfig",
+        "home/.cache/pip/x",
+        "home/.local/bin/tool",
+        "home/tools/mytool/bin/run",
+        "home/tools/mytool/lib/helper",
+        "home/work/go.work",
+    ];
+    for rel in closed {
+        fs::create_dir_all(s.path(rel).parent().expect("parent")).expect("mkdir");
+        fs::write(s.path(rel), SECRET_SSH).expect("write");
+    }
+    for rel in open {
+        fs::create_dir_all(s.path(rel).parent().expect("parent")).expect("mkdir");
+        fs::write(s.path(rel), ORDINARY).expect("write");
+    }
+    // a project below the home, in a workspace directory
+    let proj = s.path("home/work/app");
+    fs::create_dir_all(proj.join("src")).expect("mkdir");
+    let script = closed
+        .iter()
+        .chain(open.iter())
+        .map(|r| format!("cat '{}';", s.path(r).display()))
+        .collect::<String>()
+        + " true";
+    let path = format!(
+        "{}:{}",
+        s.path("home/tools/mytool/bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = Command::new(sandbox_bin())
+        .arg("--project-dir")
+        .arg(&proj)
+        .args(["--session", "s1", "--profile", "build", "--", "sh", "-c"])
+        .arg(&script)
+        .current_dir(&proj)
+        .env_clear()
+        .env("HOME", &s.home)
+        .env("SHELLGATE_HOME", s.home.join(".shellgate"))
+        .env("TMPDIR", &s.tmp)
+        .env("PATH", &path)
+        .output()
+        .expect("running the sandbox");
+    let out = stdout(&o);
+    assert!(!out.contains(SECRET_SSH), "{out}");
+    assert_eq!(
+        out.matches(ORDINARY).count(),
+        open.len(),
+        "{out} {}",
+        stderr(&o)
+    );
+    // the same files are readable outside
+    for rel in closed {
+        assert_eq!(read(&s.path(rel)), SECRET_SSH);
+    }
+}
+
+/// rt6: `~/.kube` is hidden whole and `~/.kube/config` is listed too; the
+/// sandbox used to fail to start (125) for every user with a kubeconfig.
+#[test]
+fn a_secret_inside_a_hidden_directory_does_not_stop_the_sandbox() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    fs::create_dir_all(s.home.join(".kube")).expect("mkdir");
+    fs::write(s.home.join(".kube/config"), SECRET_SSH).expect("write");
+    let o = s.sh("build", "cat \"$HOME/.kube/config\"; echo started");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("started"), "{}", stderr(&o));
+    assert!(!stdout(&o).contains(SECRET_SSH), "{}", stdout(&o));
+}
+
+/// rt6: variables the gate asks before printing (`echo $NPM_CONFIG__AUTH`)
+/// and credentials by their value (a proxy or database URL with a password)
+/// do not reach a sandboxed command without the network; a build's
+/// ordinary variables do.
+#[test]
+fn credential_variables_by_name_or_value_are_removed() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let secrets = [
+        ("DB_PASS", SECRET_ENV.to_string()),
+        ("MYSQL_PWD", SECRET_ENV.to_string()),
+        ("NPM_CONFIG__AUTH", SECRET_ENV.to_string()),
+        ("DOCKER_AUTH_CONFIG", SECRET_ENV.to_string()),
+        ("CI_JOB_JWT", SECRET_ENV.to_string()),
+        ("HTTPS_PROXY", format!("http://u:{SECRET_ENV}@proxy:3128")),
+        ("REDIS_URL", format!("redis://:{SECRET_ENV}@127.0.0.1:6379")),
+    ];
+    let mut cmd = s.command("build", &[], &["sh", "-c", "env"]);
+    for (k, v) in &secrets {
+        cmd.env(k, v);
+    }
+    cmd.env("GIT_AUTHOR_NAME", ORDINARY)
+        .env("NO_PROXY", ORDINARY);
+    let o = cmd.output().expect("running the sandbox");
+    let out = stdout(&o);
+    assert!(!out.contains(SECRET_ENV), "{out}");
+    assert_eq!(out.matches(ORDINARY).count(), 2, "{out} {}", stderr(&o));
+}
+
+/// rt6 F6: a root caller keeps its uid in the sandbox and owns the files
+/// only root may read (`/var/cache/debconf/passwords.dat`, a 0600 file or a
+/// 0700 directory of `/etc`): below the system trees, what others may not
+/// read is closed to a root caller's command too. Runs as root only (for
+/// anyone else the file modes already refuse).
+#[test]
+fn root_only_system_files_are_unreadable_for_a_root_caller() {
+    if !require_sandbox() {
+        return;
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED: not root");
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let sys = tempfile::tempdir_in("/var/tmp").expect("tempdir in /var/tmp");
+    let d = sys.path();
+    fs::set_permissions(d, fs::Permissions::from_mode(0o755)).expect("chmod");
+    fs::write(d.join("root-only.conf"), SECRET_SSH).expect("write");
+    fs::set_permissions(d.join("root-only.conf"), fs::Permissions::from_mode(0o600))
+        .expect("chmod");
+    fs::create_dir(d.join("private")).expect("mkdir");
+    fs::write(d.join("private/conn"), SECRET_SSH).expect("write");
+    fs::set_permissions(d.join("private"), fs::Permissions::from_mode(0o700)).expect("chmod");
+    fs::write(d.join("public.conf"), ORDINARY).expect("write");
+    fs::set_permissions(d.join("public.conf"), fs::Permissions::from_mode(0o644)).expect("chmod");
+    let s = Scratch::new();
+    let o = s.sh(
+        "build",
+        &format!(
+            "cd '{0}' && cat root-only.conf private/conn public.conf; true",
+            d.display()
+        ),
+    );
+    let out = stdout(&o);
+    assert!(!out.contains(SECRET_SSH), "{out}");
+    assert!(out.contains(ORDINARY), "{out} {}", stderr(&o));
+    assert_eq!(read(&d.join("root-only.conf")), SECRET_SSH);
+}
+
+/// rt6: programs linked onto `PATH` from elsewhere in the home
+/// (`~/.local/bin/x -> ~/.local/share/x/bin/x`, as pipx, poetry and uv
+/// install them) run with their prefix readable; but a `PATH` entry the
+/// command can change (an activated `.venv/bin` in the project, made a link
+/// to `~/.config/…` by an earlier run) opens nothing.
+#[test]
+fn path_links_open_their_programs_but_not_through_the_project() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    let w = |rel: &str, text: &str| {
+        fs::create_dir_all(s.path(rel).parent().expect("parent")).expect("mkdir");
+        fs::write(s.path(rel), text).expect("write");
+    };
+    w(
+        "home/.local/share/mytool/bin/mytool",
+        "#!/bin/sh\necho mytool\n",
+    );
+    w("home/.local/share/mytool/lib/data.txt", ORDINARY);
+    w("home/.config/gh-like/hosts.yml", SECRET_SSH);
+    w("home/.local/share/keyrings-like/login", SECRET_SSH);
+    fs::create_dir_all(s.path("home/.local/bin")).expect("mkdir");
+    std::os::unix::fs::symlink(
+        s.path("home/.local/share/mytool/bin/mytool"),
+        s.path("home/.local/bin/mytool"),
+    )
+    .expect("link");
+    // the project's `.venv/bin` is a link an earlier run made
+    fs::create_dir_all(s.proj.join(".venv")).expect("mkdir");
+    std::os::unix::fs::symlink(s.path("home/.config/gh-like"), s.proj.join(".venv/bin"))
+        .expect("link");
+    let path = format!(
+        "{}:{}:{}",
+        s.proj.join(".venv/bin").display(),
+        s.path("home/.local/bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let script = format!(
+        "cat '{}' '{}' '{}'; true",
+        s.path("home/.local/share/mytool/lib/data.txt").display(),
+        s.path("home/.config/gh-like/hosts.yml").display(),
+        s.path("home/.local/share/keyrings-like/login").display(),
+    );
+    let o = s
+        .command("build", &[], &["sh", "-c", &script])
+        .env("PATH", &path)
+        .output()
+        .expect("running the sandbox");
+    let out = stdout(&o);
+    assert!(!out.contains(SECRET_SSH), "{out}");
+    assert!(out.contains(ORDINARY), "{out} {}", stderr(&o));
 }

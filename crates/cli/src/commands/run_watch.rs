@@ -22,6 +22,14 @@
 //! hook managers' configs, editors' task files. Often ignored by git, such a
 //! file would not even show in `git status`. One the run created is removed.
 //!
+//! A replacement ref (`refs/replace/<commit>`, loose or in `packed-refs`)
+//! is the same kind of hiding (rt6 F4): `git log -p`, `git show` and
+//! `git diff` then show another commit than the one `git push` sends — a
+//! commit of an evil Makefile reviewed as an empty "tidy". One the run
+//! created is removed (the loose file, or its line in `packed-refs`) and
+//! the run fails. So is a `.mcp.json` (a host starts the servers it names)
+//! or `.vscode/mcp.json` the run created.
+//!
 //! None of these can be kept from being *created* by the kernel without
 //! making `.git` read-only. So `shellgate sandbox --record` (the parent
 //! outside the sandbox, which waits until every process of the run has
@@ -54,6 +62,11 @@ const CREATED_ALSO: &[(&str, &str)] = &[
     (".vscode/settings.json", TOOL_RUNS),
     (".devcontainer.json", TOOL_RUNS),
     (".devcontainer/devcontainer.json", TOOL_RUNS),
+    (".mcp.json", "a host starts the MCP servers it names"),
+    (
+        ".vscode/mcp.json",
+        "an editor starts the MCP servers it names",
+    ),
     (
         ".git/commondir",
         "git would take its config and hooks from elsewhere",
@@ -133,6 +146,17 @@ pub struct RepoState {
     trusted: Result<(), String>,
     /// Index entries git does not look at (`None`: no index read).
     hidden: Option<BTreeSet<String>>,
+    /// Replacement refs, loose and packed (`None`: not readable).
+    replaced: Option<BTreeSet<ReplaceRef>>,
+}
+
+/// A replacement ref and where it is written.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum ReplaceRef {
+    /// A file below `.git/refs/replace/` (its path relative to `.git`).
+    Loose(String),
+    /// A line of `.git/packed-refs` (the ref's name).
+    Packed(String),
 }
 
 impl RepoState {
@@ -148,6 +172,7 @@ impl RepoState {
             project: project.to_path_buf(),
             trusted: repo::repo_is_trusted(&OsFs, &p, &p, None),
             hidden: hidden_entries(&git.join("index")),
+            replaced: replace_refs(&git),
         })
     }
 
@@ -178,8 +203,159 @@ impl RepoState {
         } else if self.hidden.is_some() && now.hidden.is_none() {
             found.push("the index can no longer be read as git reads it".into());
         }
+        let git = self.project.join(".git");
+        match (&self.replaced, &now.replaced) {
+            (Some(before), Some(after)) => {
+                let new: Vec<&ReplaceRef> = after.difference(before).collect();
+                if !new.is_empty() {
+                    found.push(remove_replace_refs(&git, &new));
+                }
+            }
+            (Some(_), None) => found.push(
+                "the repository's replacement refs can no longer be read (git log and git show may show other commits than the ones pushed)"
+                    .into(),
+            ),
+            _ => {}
+        }
         found
     }
+}
+
+/// Most replacement refs listed (a repository with more is not compared).
+const MAX_REPLACE_REFS: usize = 10_000;
+
+/// The replacement refs of the git directory `git`: files below
+/// `refs/replace` (a link there or on the way counts as one, under its own
+/// name) and `refs/replace/` lines of `packed-refs`. `None`: something could
+/// not be read.
+fn replace_refs(git: &Path) -> Option<BTreeSet<ReplaceRef>> {
+    let mut out = BTreeSet::new();
+    let mut stack = vec![PathBuf::from("refs/replace")];
+    while let Some(rel) = stack.pop() {
+        let p = git.join(&rel);
+        let m = match std::fs::symlink_metadata(&p) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(_) => return None,
+        };
+        if m.is_dir() {
+            for e in std::fs::read_dir(&p).ok()? {
+                stack.push(rel.join(e.ok()?.file_name()));
+            }
+        } else {
+            out.insert(ReplaceRef::Loose(rel.to_string_lossy().into_owned()));
+        }
+        if out.len() > MAX_REPLACE_REFS {
+            return None;
+        }
+    }
+    let packed = git.join("packed-refs");
+    match std::fs::symlink_metadata(&packed) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(_) => return None,
+        Ok(m) if !m.is_file() => return None,
+        Ok(_) => {
+            let text = std::fs::read(&packed).ok()?;
+            for line in String::from_utf8_lossy(&text).lines() {
+                if let Some((_, name)) = line.split_once(' ') {
+                    if name.starts_with("refs/replace/") {
+                        out.insert(ReplaceRef::Packed(name.to_string()));
+                    }
+                }
+                if out.len() > MAX_REPLACE_REFS {
+                    return None;
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Removes the replacement refs a run created and says so: a loose one
+/// whose directories on the way are real (not links), a packed one by
+/// writing `packed-refs` again without its line (only a regular file with
+/// one link, replaced by rename).
+fn remove_replace_refs(git: &Path, new: &[&ReplaceRef]) -> String {
+    let mut removed = Vec::new();
+    let mut left = Vec::new();
+    let mut packed_names = Vec::new();
+    for r in new {
+        match r {
+            ReplaceRef::Loose(rel) => {
+                let gone =
+                    real_dirs_between(git, rel) && std::fs::remove_file(git.join(rel)).is_ok();
+                if gone {
+                    removed.push(rel.clone())
+                } else {
+                    left.push(rel.clone())
+                }
+            }
+            ReplaceRef::Packed(name) => packed_names.push(name.clone()),
+        }
+    }
+    if !packed_names.is_empty() {
+        if rewrite_packed_refs(git, &packed_names).is_ok() {
+            removed.extend(packed_names);
+        } else {
+            left.extend(packed_names);
+        }
+    }
+    let mut msg = format!(
+        "it created {} replacement {} ({}), which make git log, git show and git diff show other commits than the ones git push sends",
+        new.len(),
+        if new.len() == 1 { "ref" } else { "refs" },
+        removed.iter().chain(left.iter()).take(5).cloned().collect::<Vec<_>>().join(", ")
+    );
+    if left.is_empty() {
+        msg.push_str("; removed");
+    } else {
+        msg.push_str(&format!("; {} could not be removed", left.join(", ")));
+    }
+    msg
+}
+
+/// `packed-refs` without the lines of `names` (and the `^` line peeling
+/// each), written next to it and renamed over it.
+fn rewrite_packed_refs(git: &Path, names: &[String]) -> std::io::Result<()> {
+    use std::io::Write;
+    #[cfg(unix)]
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let packed = git.join("packed-refs");
+    let m = std::fs::symlink_metadata(&packed)?;
+    #[cfg(unix)]
+    let single = m.nlink() == 1;
+    #[cfg(not(unix))]
+    let single = true;
+    if !m.is_file() || !single {
+        return Err(std::io::Error::other("packed-refs is not a plain file"));
+    }
+    let text = std::fs::read(&packed)?;
+    let text = String::from_utf8_lossy(&text);
+    let mut out = String::with_capacity(text.len());
+    let mut skipping = false;
+    for line in text.lines() {
+        if line.starts_with('^') && skipping {
+            continue;
+        }
+        skipping = line
+            .split_once(' ')
+            .is_some_and(|(_, n)| names.iter().any(|x| x == n));
+        if !skipping {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    let tmp = git.join("packed-refs.shellgate-new");
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    o.custom_flags(libc::O_NOFOLLOW);
+    let mut f = o.open(&tmp)?;
+    f.write_all(out.as_bytes())?;
+    drop(f);
+    std::fs::rename(&tmp, &packed).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
 }
 
 /// Whether every directory between `root` and `rel`'s last component is a

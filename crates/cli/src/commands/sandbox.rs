@@ -73,6 +73,8 @@ Confinement (Linux: Landlock + user/mount/network namespaces + seccomp):
            otherwise a layer over them kept in the session (--session), so
            that nothing planted there runs later outside the sandbox
   reads    everywhere except secrets (~/.ssh, ~/.aws, .env files, the gate's home …)
+           and the homes, where only toolchains, caches, the tools' configuration
+           and PATH entries are read
   network  off (only the sandbox's own loopback) unless --network
 
 Exit status: the command's; 125 when the kernel cannot confine it (nothing ran,
@@ -197,10 +199,44 @@ fn run_recorded(homes: &Homes, a: &SandboxArgs) -> u8 {
     let watched = project_dir(homes, a)
         .ok()
         .map(|p| run_watch::RunWatch::before(&p));
-    let status = match cmd.status() {
-        Ok(s) => s,
+    // The confined run must not outlive this parent, whose check after the
+    // run is what removes what it planted (rt6 F7: a host's timeout or
+    // interrupt sent SIGTERM to this parent only; the run slept, then wrote
+    // `.git/commondir` and `.mcp.json`, and nothing looked). It dies with
+    // the parent, and the signals that would end the parent are passed to
+    // it instead, so the check still runs once it has ended.
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: prctl and getppid are async-signal-safe; nothing else runs
+        // between fork and exec.
+        unsafe {
+            let parent = libc::getpid();
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if libc::getppid() != parent {
+                    return Err(std::io::Error::other("the parent ended"));
+                }
+                Ok(())
+            });
+        }
+    }
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
         Err(e) => {
             eprintln!("shellgate sandbox: cannot start the sandbox: {e}");
+            record(homes, session, &a.command, EXIT_CANNOT_CONFINE);
+            return EXIT_CANNOT_CONFINE as u8;
+        }
+    };
+    #[cfg(unix)]
+    forward_signals_to(child.id());
+    let status = match child.wait() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("shellgate sandbox: cannot wait for the sandbox: {e}");
             record(homes, session, &a.command, EXIT_CANNOT_CONFINE);
             return EXIT_CANNOT_CONFINE as u8;
         }
@@ -224,6 +260,63 @@ fn run_recorded(homes: &Homes, a: &SandboxArgs) -> u8 {
         record(homes, session, &a.command, i32::from(code));
     }
     code
+}
+
+/// The child the signals below are passed to.
+#[cfg(unix)]
+static FORWARD_TO: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// Seconds a run has to end after a passed-on signal before it is killed
+/// (a run that ignores `SIGTERM` would otherwise wait for the host's
+/// `SIGKILL`, which ends this parent before its check).
+#[cfg(unix)]
+const GRACE_SECONDS: libc::c_uint = 3;
+
+#[cfg(unix)]
+extern "C" fn forward_signal(sig: libc::c_int) {
+    let pid = FORWARD_TO.load(std::sync::atomic::Ordering::SeqCst);
+    if pid > 0 {
+        // SAFETY: kill and alarm are async-signal-safe.
+        unsafe {
+            libc::kill(
+                pid,
+                if sig == libc::SIGALRM {
+                    libc::SIGKILL
+                } else {
+                    sig
+                },
+            );
+            if sig != libc::SIGALRM {
+                libc::alarm(GRACE_SECONDS);
+            }
+        }
+    }
+}
+
+/// `SIGTERM`, `SIGHUP` and `SIGINT` no longer end this parent: they go to
+/// the confined child, which is killed if it has not ended
+/// [`GRACE_SECONDS`] later; the parent goes on waiting for it (and then
+/// checks the run). Signals already ignored stay ignored.
+#[cfg(unix)]
+fn forward_signals_to(pid: u32) {
+    let Ok(pid) = i32::try_from(pid) else { return };
+    FORWARD_TO.store(pid, std::sync::atomic::Ordering::SeqCst);
+    for sig in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT, libc::SIGALRM] {
+        // SAFETY: sigaction on zeroed structs with a valid handler.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
+                || old.sa_sigaction == libc::SIG_IGN
+            {
+                continue;
+            }
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = forward_signal as *const () as usize;
+            sa.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
 }
 
 fn exit_code(status: std::process::ExitStatus) -> u8 {

@@ -1,7 +1,7 @@
 //! The Landlock ruleset: the allow-list of the file system, and the scopes.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use landlock::{
     make_bitflags, Access, AccessFs, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
@@ -46,6 +46,51 @@ fn add(
         .map_err(landlock_err)
 }
 
+/// Read rules for every entry of `dir` (a real directory), except `/dev`,
+/// the `closed` directories and what lies in them; a directory above a
+/// closed one is entered instead. Entries are judged by where they lead (a
+/// rule is on the inode a path resolves to): a link into or above a closed
+/// directory gets no rule, and the real directory is reached by the walk.
+fn add_reads_around(
+    mut rs: RulesetCreated,
+    dir: &Path,
+    closed: &[PathBuf],
+    read: BitFlags<AccessFs>,
+) -> Result<RulesetCreated, SandboxError> {
+    let entries = fs::read_dir(dir)
+        .map_err(|e| SandboxError::setup(format!("listing {}", dir.display()), e))?;
+    for entry in entries.flatten() {
+        let p = entry.path();
+        if p == Path::new("/dev") {
+            continue;
+        }
+        // `dir` is a real directory: only a link leads elsewhere.
+        let link = entry.file_type().map_or(true, |t| t.is_symlink());
+        let real = if link {
+            match fs::canonicalize(&p) {
+                Ok(r) => r,
+                Err(_) => continue, // dangling symlink: it stays denied
+            }
+        } else {
+            p.clone()
+        };
+        if closed.iter().any(|c| real.starts_with(c)) {
+            continue;
+        }
+        if closed.iter().any(|c| c.starts_with(&real)) {
+            if real == p {
+                rs = add_reads_around(rs, &p, closed, read)?;
+            }
+            continue;
+        }
+        if PathFd::new(&p).is_err() {
+            continue; // unopenable: it stays denied
+        }
+        rs = add(rs, &p, read)?;
+    }
+    Ok(rs)
+}
+
 pub(crate) fn restrict(c: &Confinement) -> Result<(), SandboxError> {
     let all = AccessFs::from_all(ABI_USED);
     let read = AccessFs::from_read(ABI_USED);
@@ -62,18 +107,15 @@ pub(crate) fn restrict(c: &Confinement) -> Result<(), SandboxError> {
         .map_err(landlock_err)?;
 
     // Reads everywhere, except /dev where only harmless devices are granted
-    // (a raw disk would bypass every other rule for a root caller).
+    // (a raw disk would bypass every other rule for a root caller), and
+    // except the closed directories (the homes, rt6), where only what the
+    // plan opens is read.
     rs = add(rs, Path::new("/"), make_bitflags!(AccessFs::ReadDir))?;
-    let top = fs::read_dir("/").map_err(|e| SandboxError::setup("listing /", e))?;
-    for entry in top.flatten() {
-        if entry.file_name() == "dev" {
-            continue;
+    rs = add_reads_around(rs, Path::new("/"), &c.read_closed, read)?;
+    for p in &c.read_open {
+        if PathFd::new(p).is_ok() {
+            rs = add(rs, p, read)?;
         }
-        let p = entry.path();
-        if fs::metadata(&p).is_err() || PathFd::new(&p).is_err() {
-            continue; // dangling symlink, or unopenable: it stays denied
-        }
-        rs = add(rs, &p, read)?;
     }
     for dev in DEV_READ_WRITE {
         if Path::new(dev).exists() {

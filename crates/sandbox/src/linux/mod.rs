@@ -62,8 +62,11 @@ pub(crate) fn support() -> Result<Support, Unsupported> {
 /// other thread exists.)
 fn drop_secret_variables() {
     let names: Vec<OsString> = std::env::vars_os()
+        .filter(|(k, v)| {
+            k.to_str().is_some_and(crate::data::is_secret_env_name)
+                || v.to_str().is_some_and(crate::data::is_secret_env_value)
+        })
         .map(|(k, _)| k)
-        .filter(|k| k.to_str().is_some_and(crate::data::is_secret_env_name))
         .collect();
     for k in names {
         std::env::remove_var(k);
