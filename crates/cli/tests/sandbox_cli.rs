@@ -860,3 +860,59 @@ fn a_run_ignoring_sigterm_is_killed_and_checked() {
         show(&o)
     );
 }
+
+/// rt6 F8: a sandboxed run wrote `tests/.gitignore` = `*` beside a planted
+/// `tests/conftest.py`: `git status` showed nothing, and the human's own
+/// unconfined `pytest` ran it. The parent removes an ignore file the run
+/// created that ignores what the run also wrote, and fails the run; the
+/// tools' own self-ignoring caches, a new project's `/target` and an
+/// appended rule that hides nothing the run wrote stay.
+#[test]
+fn a_run_cannot_hide_what_it_wrote_behind_a_new_gitignore() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .args(args)
+            .current_dir(&t.proj)
+            .env("HOME", &t.home)
+            .output()
+            .expect("git");
+        assert!(o.status.success(), "git {args:?}: {}", show(&o));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    std::fs::remove_dir_all(format!("{}/.git", t.proj)).expect("rm fake .git");
+    git(&["init", "-q"]);
+    std::fs::create_dir_all(format!("{}/tests", t.proj)).expect("mkdir");
+    let script = "case \"$1\" in\n\
+        plant) printf '*\\n' > tests/.gitignore; echo 'import os' > tests/conftest.py ;;\n\
+        named) printf 'conftest.py\\n' > tests/.gitignore; echo 'import os' > tests/conftest.py ;;\n\
+        cache) mkdir -p .pytest_cache/v && printf '*\\n' > .pytest_cache/.gitignore && echo x > .pytest_cache/v/lastfailed ;;\n\
+        new) mkdir -p foo/src foo/target/debug && printf '/target\\n' > foo/.gitignore && echo 'fn main(){}' > foo/src/main.rs && echo x > foo/target/debug/foo ;;\n\
+        append) printf '/dist\\n' >> .gitignore ;;\n\
+        esac\n";
+    std::fs::write(format!("{}/ign.sh", t.proj), script).expect("write");
+    for how in ["plant", "named"] {
+        let call = format!("bash ign.sh {how}");
+        assert_eq!(check(&t, &[], &call)["reason"], "sandboxed", "{call}");
+        let o = exec(&t, &call);
+        assert_eq!(o.status.code(), Some(125), "{how}: {}", show(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("hides from git status"), "{how}: {err}");
+        assert!(
+            !Path::new(&format!("{}/tests/.gitignore", t.proj)).exists(),
+            "{how}"
+        );
+        // What the reviewer sees again.
+        assert!(git(&["status", "--porcelain"]).contains("tests/"), "{how}");
+        std::fs::remove_file(format!("{}/tests/conftest.py", t.proj)).expect("rm");
+    }
+    for how in ["cache", "new", "append"] {
+        let o = exec(&t, &format!("bash ign.sh {how}"));
+        assert_eq!(o.status.code(), Some(0), "{how}: {}", show(&o));
+    }
+    assert!(Path::new(&format!("{}/.pytest_cache/.gitignore", t.proj)).exists());
+    assert!(Path::new(&format!("{}/foo/.gitignore", t.proj)).exists());
+}

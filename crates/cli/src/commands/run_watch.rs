@@ -30,6 +30,14 @@
 //! the run fails. So is a `.mcp.json` (a host starts the servers it names)
 //! or `.vscode/mcp.json` the run created.
 //!
+//! A `.gitignore` the run wrote that ignores files the run also wrote hides
+//! them the same way (rt6 F8: `tests/.gitignore` = `*` beside a planted
+//! `tests/conftest.py` — `git status` shows nothing, the human's own
+//! `pytest` runs it). One the run created is removed, which shows them
+//! again, and the run fails. The tools' own self-ignoring directories
+//! (`.pytest_cache/`, `.mypy_cache/`, `.ruff_cache/`, a venv, …) are what
+//! they are: the tools that run project code pass over them.
+//!
 //! None of these can be kept from being *created* by the kernel without
 //! making `.git` read-only. So `shellgate sandbox --record` (the parent
 //! outside the sandbox, which waits until every process of the run has
@@ -41,6 +49,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
 
 use shellgate_gitfmt::index as git_index;
 use shellgate_policy::fs::OsFs;
@@ -80,6 +89,9 @@ const TOOL_RUNS: &str = "a tool reads it and runs what it names";
 #[derive(Debug)]
 pub struct RunWatch {
     project: PathBuf,
+    /// When the run started, a little early: what has changed since (its
+    /// status-change time, which a run cannot set back) the run wrote.
+    started: SystemTime,
     repo: Option<RepoState>,
     /// The watched files absent before the run, with why each matters.
     absent: Vec<(&'static str, &'static str)>,
@@ -94,6 +106,11 @@ impl RunWatch {
             .chain(CREATED_ALSO.iter().copied());
         RunWatch {
             project: project.to_path_buf(),
+            // The kernel stamps files with a coarse clock: a file the run
+            // writes at once may read a few milliseconds earlier than now.
+            started: SystemTime::now()
+                .checked_sub(Duration::from_millis(200))
+                .unwrap_or(SystemTime::UNIX_EPOCH),
             repo: RepoState::read(project),
             absent: watched
                 .filter(|(rel, _)| std::fs::symlink_metadata(project.join(rel)).is_err())
@@ -131,11 +148,155 @@ impl RunWatch {
                 ),
             });
         }
+        if self.repo.is_some() {
+            found.extend(hidden_by_new_ignores(&self.project, self.started));
+        }
         if let Some(repo) = &self.repo {
             found.extend(repo.after_run());
         }
         found
     }
+}
+
+/// Directories a tool makes with a `.gitignore` that ignores their own
+/// content (pytest, mypy, ruff, uv and `venv`, tox, nox, hypothesis), or
+/// that hold installed packages; the tools that run project code do not
+/// collect from them (pytest's `norecursedirs` skips `.*`, `venv`,
+/// `node_modules`). Not walked into.
+const SELF_IGNORED_DIRS: &[&str] = &[
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    ".tox",
+    ".nox",
+    ".venv",
+    "venv",
+    "__pycache__",
+    "node_modules",
+    ".git",
+    // Build outputs: a project ignores them already (a file hidden there
+    // needs no new ignore file), and a new project's own `.gitignore`
+    // (`cargo new`: `/target`) ignores them.
+    "target",
+    "build",
+    "dist",
+];
+
+/// Most entries the walk for changed ignore files looks at, and for how
+/// long; a larger project is checked as far as the walk got.
+const IGNORE_WALK_MAX: usize = 200_000;
+const IGNORE_WALK_TIME: Duration = Duration::from_secs(2);
+
+/// The `.gitignore` files the run wrote (changed since `started`) that
+/// ignore other files the run wrote: each one the run created is removed
+/// (what it hid shows in `git status` again). One line per file.
+fn hidden_by_new_ignores(project: &Path, started: SystemTime) -> Vec<String> {
+    let changed = |m: &std::fs::Metadata| {
+        use std::os::unix::fs::MetadataExt;
+        let ctime = SystemTime::UNIX_EPOCH
+            + Duration::new(
+                u64::try_from(m.ctime()).unwrap_or(0),
+                u32::try_from(m.ctime_nsec()).unwrap_or(0),
+            );
+        ctime >= started
+    };
+    // One bounded walk: the ignore files and every entry the run wrote.
+    let deadline = Instant::now() + IGNORE_WALK_TIME;
+    let mut ignores: Vec<PathBuf> = Vec::new();
+    let mut written: Vec<(PathBuf, bool)> = Vec::new();
+    let mut stack = vec![project.to_path_buf()];
+    let mut seen = 0usize;
+    let mut complete = true;
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > IGNORE_WALK_MAX || Instant::now() > deadline {
+                complete = false;
+                break;
+            }
+            let Ok(m) = e.path().symlink_metadata() else {
+                continue;
+            };
+            let name = e.file_name();
+            let is_dir = m.is_dir();
+            if is_dir && SELF_IGNORED_DIRS.iter().any(|d| name == *d) {
+                continue;
+            }
+            if changed(&m) {
+                if name == ".gitignore" && m.is_file() {
+                    ignores.push(e.path());
+                } else {
+                    written.push((e.path(), is_dir));
+                }
+            }
+            if is_dir {
+                stack.push(e.path());
+            }
+        }
+        if !complete {
+            break;
+        }
+    }
+    let mut found = Vec::new();
+    for g in ignores {
+        let Some(dir) = g.parent() else { continue };
+        let mut b = ignore::gitignore::GitignoreBuilder::new(dir);
+        let matcher = match b.add(&g) {
+            None => b.build().ok(),
+            Some(_) => None,
+        };
+        let hidden: Vec<&Path> = written
+            .iter()
+            .filter(|(p, _)| p.starts_with(dir))
+            .filter(|(p, is_dir)| match &matcher {
+                Some(m) => m.matched_path_or_any_parents(p, *is_dir).is_ignore(),
+                // Patterns git may read but this reader cannot: count.
+                None => true,
+            })
+            .map(|(p, _)| p.as_path())
+            .collect();
+        if hidden.is_empty() {
+            continue;
+        }
+        let shown: Vec<String> = hidden
+            .iter()
+            .take(3)
+            .map(|p| p.display().to_string())
+            .collect();
+        let more = if hidden.len() > shown.len() {
+            ", …"
+        } else {
+            ""
+        };
+        let created = g
+            .metadata()
+            .and_then(|m| m.created())
+            .is_ok_and(|b| b >= started);
+        let what = format!(
+            "it wrote {}, which hides from git status what it also wrote ({}{more})",
+            g.display(),
+            shown.join(", ")
+        );
+        found.push(if created {
+            match std::fs::remove_file(&g) {
+                Ok(()) => format!("{what}; removed"),
+                Err(e) => format!("{what}, which cannot be removed: {e}"),
+            }
+        } else {
+            what
+        });
+    }
+    if !complete && !found.is_empty() {
+        found.push(format!(
+            "(the project was checked as far as {IGNORE_WALK_MAX} entries or {} s reach)",
+            IGNORE_WALK_TIME.as_secs()
+        ));
+    }
+    found
 }
 
 /// The repository facts compared around a sandboxed run.
