@@ -95,6 +95,26 @@ fn show(o: &Output) -> String {
     )
 }
 
+/// `git ARGS` in `dir` with the tree's home and an identity; must succeed.
+/// Its standard output.
+fn git_in(t: &Tree, dir: &str, args: &[&str]) -> String {
+    let o = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", &t.home)
+        .output()
+        .expect("git");
+    assert!(o.status.success(), "git {args:?}: {}", show(&o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The tree's project made a real repository (`tree()` fakes a `.git`).
+fn real_repo(t: &Tree) {
+    std::fs::remove_dir_all(format!("{}/.git", t.proj)).expect("rm fake .git");
+    git_in(t, &t.proj, &["init", "-q"]);
+}
+
 fn sandbox(t: &Tree, args: &[&str]) -> Output {
     cmd(t)
         .arg("sandbox")
@@ -410,17 +430,9 @@ fn sandboxed_builds_cannot_arm_git_status() {
     }
     let t = tree();
     let git = |dir: &str, args: &[&str]| {
-        let o = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(args)
-            .current_dir(dir)
-            .env("HOME", &t.home)
-            .output()
-            .expect("git");
-        assert!(o.status.success(), "git {args:?}: {}", show(&o));
+        git_in(&t, dir, args);
     };
-    std::fs::remove_dir_all(format!("{}/.git", t.proj)).expect("rm fake .git");
-    git(&t.proj, &["init", "-q"]);
+    real_repo(&t);
     std::fs::write(format!("{}/README", t.proj), "hi\n").expect("write");
     git(&t.proj, &["add", "README"]);
     git(&t.proj, &["commit", "-qm", "one"]);
@@ -704,19 +716,8 @@ fn sandboxed_builds_cannot_leave_replacement_refs_or_mcp_servers() {
         return;
     }
     let t = tree();
-    let git = |args: &[&str]| {
-        let o = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(args)
-            .current_dir(&t.proj)
-            .env("HOME", &t.home)
-            .output()
-            .expect("git");
-        assert!(o.status.success(), "git {args:?}: {}", show(&o));
-        String::from_utf8_lossy(&o.stdout).into_owned()
-    };
-    std::fs::remove_dir_all(format!("{}/.git", t.proj)).expect("rm fake .git");
-    git(&["init", "-q"]);
+    let git = |args: &[&str]| git_in(&t, &t.proj, args);
+    real_repo(&t);
     std::fs::write(format!("{}/Makefile", t.proj), "all:\n\techo built\n").expect("write");
     git(&["add", "Makefile"]);
     git(&["commit", "-qm", "one"]);
@@ -873,18 +874,8 @@ fn a_run_cannot_hide_what_it_wrote_behind_a_new_gitignore() {
         return;
     }
     let t = tree();
-    let git = |args: &[&str]| {
-        let o = Command::new("git")
-            .args(args)
-            .current_dir(&t.proj)
-            .env("HOME", &t.home)
-            .output()
-            .expect("git");
-        assert!(o.status.success(), "git {args:?}: {}", show(&o));
-        String::from_utf8_lossy(&o.stdout).into_owned()
-    };
-    std::fs::remove_dir_all(format!("{}/.git", t.proj)).expect("rm fake .git");
-    git(&["init", "-q"]);
+    let git = |args: &[&str]| git_in(&t, &t.proj, args);
+    real_repo(&t);
     std::fs::create_dir_all(format!("{}/tests", t.proj)).expect("mkdir");
     let script = "case \"$1\" in\n\
         plant) printf '*\\n' > tests/.gitignore; echo 'import os' > tests/conftest.py ;;\n\
