@@ -134,8 +134,8 @@ struct Inner {
     pending: HashMap<String, Entry>,
     done: HashMap<String, (Done, Instant)>,
     seq: u64,
-    /// One-time login tokens and when they stop working (`None`: never).
-    logins: HashMap<String, Option<Instant>>,
+    /// One-time login tokens and when they stop working.
+    logins: HashMap<String, Instant>,
     sessions: HashMap<String, WebSession>,
     closing: bool,
 }
@@ -352,14 +352,14 @@ impl Hub {
 
     // ----- login tokens and page sessions ------------------------------
 
-    /// A new one-time login token valid for `ttl` (`None`: until used;
-    /// only tests mint such tokens).
-    pub(crate) fn mint_login(&self, ttl: Option<Duration>) -> Result<String, getrandom::Error> {
+    /// A new one-time login token, valid for [`crate::server::LOGIN_TTL`].
+    pub(crate) fn mint_login(&self) -> Result<String, getrandom::Error> {
         let token = random_id()?;
         let mut g = self.lock();
         let now = Instant::now();
-        g.logins.retain(|_, exp| exp.is_none_or(|e| e > now));
-        g.logins.insert(token.clone(), ttl.map(|t| now + t));
+        g.logins.retain(|_, exp| *exp > now);
+        g.logins
+            .insert(token.clone(), now + crate::server::LOGIN_TTL);
         Ok(token)
     }
 
@@ -369,7 +369,7 @@ impl Hub {
         let now = Instant::now();
         let key = g.logins.keys().find(|k| same_secret(k, token)).cloned()?;
         let exp = g.logins.remove(&key)?;
-        if exp.is_some_and(|e| e <= now) {
+        if exp <= now {
             return None;
         }
         let cookie = random_id().ok()?;

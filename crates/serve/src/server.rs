@@ -91,10 +91,7 @@ impl ServerHandle {
     }
     /// Mint another one-time login link (valid 10 minutes).
     pub fn new_login_url(&self) -> Result<String, ServeError> {
-        let t = self
-            .hub
-            .mint_login(Some(LOGIN_TTL))
-            .map_err(|_| ServeError::Random)?;
+        let t = self.hub.mint_login().map_err(|_| ServeError::Random)?;
         Ok(format!("{}login?token={t}", self.url))
     }
     /// The hook socket.
@@ -220,9 +217,7 @@ pub fn start(config: ServeConfig, backend: Arc<dyn Backend>) -> Result<ServerHan
     };
     let hub = Arc::new(Hub::new(backend, config.max_pending, config.max_wait));
     let url = format!("http://{addr}/");
-    let token = hub
-        .mint_login(Some(LOGIN_TTL))
-        .map_err(|_| fail(ServeError::Random))?;
+    let token = hub.mint_login().map_err(|_| fail(ServeError::Random))?;
     let login_url = format!("{url}login?token={token}");
     let info = ServeInfo {
         version: 1,

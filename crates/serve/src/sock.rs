@@ -179,7 +179,7 @@ async fn handle(stream: UnixStream, hub: Arc<Hub>, url: String, agents: Agents) 
             Ok(res) => ServerMsg::Answered(res),
             Err(e) => ServerMsg::error(e.code(), e.message()),
         },
-        ClientMsg::Login => match hub.mint_login(Some(crate::server::LOGIN_TTL)) {
+        ClientMsg::Login => match hub.mint_login() {
             Ok(t) => ServerMsg::Login {
                 url: format!("{url}login?token={t}"),
             },
