@@ -49,7 +49,9 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+#[cfg(unix)]
+use std::time::Instant;
+use std::time::{Duration, SystemTime};
 
 use shellgate_gitfmt::index as git_index;
 use shellgate_policy::fs::OsFs;
@@ -91,6 +93,7 @@ pub struct RunWatch {
     project: PathBuf,
     /// When the run started, a little early: what has changed since (its
     /// status-change time, which a run cannot set back) the run wrote.
+    #[cfg_attr(not(unix), allow(dead_code))]
     started: SystemTime,
     repo: Option<RepoState>,
     /// The watched files absent before the run, with why each matters.
@@ -148,6 +151,8 @@ impl RunWatch {
                 ),
             });
         }
+        // Status-change times are a Unix notion; the sandbox is Unix-only.
+        #[cfg(unix)]
         if self.repo.is_some() {
             found.extend(hidden_by_new_ignores(&self.project, self.started));
         }
@@ -163,6 +168,7 @@ impl RunWatch {
 /// that hold installed packages; the tools that run project code do not
 /// collect from them (pytest's `norecursedirs` skips `.*`, `venv`,
 /// `node_modules`). Not walked into.
+#[cfg(unix)]
 const SELF_IGNORED_DIRS: &[&str] = &[
     ".pytest_cache",
     ".mypy_cache",
@@ -185,12 +191,15 @@ const SELF_IGNORED_DIRS: &[&str] = &[
 
 /// Most entries the walk for changed ignore files looks at, and for how
 /// long; a larger project is checked as far as the walk got.
+#[cfg(unix)]
 const IGNORE_WALK_MAX: usize = 200_000;
+#[cfg(unix)]
 const IGNORE_WALK_TIME: Duration = Duration::from_secs(2);
 
 /// The `.gitignore` files the run wrote (changed since `started`) that
 /// ignore other files the run wrote: each one the run created is removed
 /// (what it hid shows in `git status` again). One line per file.
+#[cfg(unix)]
 fn hidden_by_new_ignores(project: &Path, started: SystemTime) -> Vec<String> {
     let changed = |m: &std::fs::Metadata| {
         use std::os::unix::fs::MetadataExt;
