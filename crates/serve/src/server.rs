@@ -201,12 +201,18 @@ pub fn start(config: ServeConfig, backend: Arc<dyn Backend>) -> Result<ServerHan
         .enable_all()
         .build()
         .map_err(|e| fail(ServeError::Runtime(e)))?;
-    let (tcp, unix) = {
+    let (tcp, unix, stop_signals) = {
         let _g = rt.enter();
+        // Registered before `start` returns (and so before `serve` prints
+        // the link a supervisor may answer with SIGTERM at once): a signal
+        // that arrived before the runtime thread first ran killed the
+        // process by its default action, leaving `serve.json` and the
+        // socket behind (the flaky `a_killed_service_…` test).
+        let stop_signals = config.handle_signals.then(StopSignals::register);
         let tcp = tokio::net::TcpListener::from_std(tcp);
         let unix = tokio::net::UnixListener::from_std(unix);
         match (tcp, unix) {
-            (Ok(t), Ok(u)) => (t, u),
+            (Ok(t), Ok(u)) => (t, u, stop_signals),
             (Err(source), _) | (_, Err(source)) => {
                 return Err(fail(ServeError::Listen {
                     addr: addr.to_string(),
@@ -233,7 +239,6 @@ pub fn start(config: ServeConfig, backend: Arc<dyn Backend>) -> Result<ServerHan
     let app = crate::http::app(Arc::clone(&hub), addr);
     let hub2 = Arc::clone(&hub);
     let socket2 = socket.clone();
-    let signals = config.handle_signals;
     let thread = std::thread::Builder::new()
         .name("shellgate-serve".into())
         .spawn(move || {
@@ -247,7 +252,7 @@ pub fn start(config: ServeConfig, backend: Arc<dyn Backend>) -> Result<ServerHan
                     Arc::clone(&hub2),
                     url_of(addr),
                 ));
-                wait_stop(stop_rx, signals).await;
+                wait_stop(stop_rx, stop_signals).await;
             });
             // New hooks find no socket (and fall back); waiting ones see
             // their connection close when the runtime goes.
@@ -296,34 +301,45 @@ fn url_of(addr: SocketAddr) -> String {
     format!("http://{addr}/")
 }
 
-async fn wait_stop(stop: oneshot::Receiver<()>, signals: bool) {
-    if !signals {
+/// SIGTERM and SIGINT, taken over from their default action (ending the
+/// process) when registered; they stop the service.
+#[cfg(unix)]
+struct StopSignals {
+    term: Option<tokio::signal::unix::Signal>,
+    int: Option<tokio::signal::unix::Signal>,
+}
+
+#[cfg(unix)]
+impl StopSignals {
+    /// Inside the runtime's context.
+    fn register() -> StopSignals {
+        use tokio::signal::unix::{signal, SignalKind};
+        StopSignals {
+            term: signal(SignalKind::terminate()).ok(),
+            int: signal(SignalKind::interrupt()).ok(),
+        }
+    }
+}
+
+#[cfg(unix)]
+async fn recv_or_never(s: Option<&mut tokio::signal::unix::Signal>) {
+    match s {
+        Some(s) => {
+            s.recv().await;
+        }
+        None => std::future::pending::<()>().await,
+    }
+}
+
+#[cfg(unix)]
+async fn wait_stop(stop: oneshot::Receiver<()>, signals: Option<StopSignals>) {
+    let Some(mut signals) = signals else {
         let _ = stop.await;
         return;
-    }
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        let mut term = signal(SignalKind::terminate()).ok();
-        let term = async move {
-            match term.as_mut() {
-                Some(t) => {
-                    t.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        };
-        tokio::select! {
-            _ = stop => {}
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term => {}
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        tokio::select! {
-            _ = stop => {}
-            _ = tokio::signal::ctrl_c() => {}
-        }
+    };
+    tokio::select! {
+        _ = stop => {}
+        _ = recv_or_never(signals.term.as_mut()) => {}
+        _ = recv_or_never(signals.int.as_mut()) => {}
     }
 }
