@@ -40,6 +40,13 @@ mkdir -p "$prefix"
 prefix=$(cd "$prefix" && pwd)
 echo "hosts prefix: $prefix (node $(node --version), npm $(npm --version 2>/dev/null))"
 
+# npm's download cache goes to a scratch directory removed at exit: the
+# installed trees are what the suite needs, and a second copy of every
+# tarball in ~/.npm only costs disk (CI once ran out of it here).
+npm_config_cache=$(mktemp -d)
+export npm_config_cache
+trap 'rm -rf "$npm_config_cache"' EXIT
+
 failed=0
 while IFS='|' read -r name pkg version bin; do
   case " $wanted " in *" $name "*) ;; *) continue ;; esac
