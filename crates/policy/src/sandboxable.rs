@@ -294,11 +294,21 @@ fn opens_a_shell(p: &Parsed) -> bool {
 /// Build targets that publish, deploy or release: they need the network
 /// (which the sandbox takes away) and a human wants to see them anyway.
 pub fn releases(verb: &str) -> bool {
-    verb.split([' ', ':', '-', '_', '/']).skip(1).any(|t| {
+    let hit = |t: &str| {
         RELEASE_WORDS
             .iter()
             .any(|w| t.eq_ignore_ascii_case(w) || t.to_ascii_lowercase().starts_with(w))
-    })
+    };
+    let (program, rest) = verb.split_once(' ').unwrap_or((verb, ""));
+    let rest_hits = rest.split([' ', ':', '-', '_', '/']).any(hit);
+    if program.contains('/') {
+        // A program named by its path: its file name says what it is
+        // (`./scripts/release.sh`); the directories it lies in do not
+        // (`./target/release/app` is cargo's optimized build).
+        basename(program).split([':', '-', '_', '.']).any(hit) || rest_hits
+    } else {
+        program.split([':', '-', '_']).skip(1).any(hit) || rest_hits
+    }
 }
 
 /// Runners that only change how a program runs, in the same process tree
