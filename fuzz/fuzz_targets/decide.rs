@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
         home: "/tmp".into(),
         gate_home: "/tmp/.sg".into(),
         fs: &OsFs,
-        run_env: shellgate_policy::RunEnv { path: Some("/usr/local/bin:/usr/bin:/bin"), xdg_config_home: None },
+        run_env: shellgate_policy::RunEnv { path: Some("/usr/local/bin:/usr/bin:/bin"), xdg_config_home: None, cdpath: None },
     };
     let req = Request { tool: "shell_execute".into(), command: cmd.to_string(), working_directory: Some("/tmp".into()) };
     let d = evaluate(&policy, &req, &ctx, &NoLookups);

@@ -425,18 +425,21 @@ pub fn build_context(edge: &mut Edge, flags: &CallFlags) -> Result<Context<'stat
 /// The environment commands run in: the host's, which the gate inherits
 /// and passes on (read once per process).
 fn inherited_env() -> RunEnv<'static> {
-    static VARS: std::sync::OnceLock<(Option<String>, Option<String>)> = std::sync::OnceLock::new();
-    let (path, xdg) = VARS.get_or_init(|| {
+    type Vars = (Option<String>, Option<String>, Option<String>);
+    static VARS: std::sync::OnceLock<Vars> = std::sync::OnceLock::new();
+    let (path, xdg, cdpath) = VARS.get_or_init(|| {
         (
             // Bytes that are not UTF-8 become U+FFFD, which the policy
             // reads as an entry it cannot know (fail closed).
             std::env::var_os("PATH").map(|p| p.to_string_lossy().into_owned()),
             std::env::var("XDG_CONFIG_HOME").ok(),
+            std::env::var_os("CDPATH").map(|p| p.to_string_lossy().into_owned()),
         )
     });
     RunEnv {
         path: path.as_deref(),
         xdg_config_home: xdg.as_deref(),
+        cdpath: cdpath.as_deref(),
     }
 }
 

@@ -86,6 +86,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         run_env: shellgate_policy::RunEnv {
             path: Some("/usr/local/bin:/usr/bin:/bin"),
             xdg_config_home: None,
+            cdpath: None,
         },
     };
     let policy = Policy::new(PolicyConfig::default(), &[]);

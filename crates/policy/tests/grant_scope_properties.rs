@@ -89,6 +89,7 @@ fn ctx(sc: &Scene) -> Context<'static> {
         run_env: shellgate_policy::RunEnv {
             path: Some("/usr/local/bin:/usr/bin:/bin"),
             xdg_config_home: None,
+            cdpath: None,
         },
     }
 }

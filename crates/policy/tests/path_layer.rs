@@ -74,6 +74,7 @@ impl Tree {
             run_env: shellgate_policy::RunEnv {
                 path: Some("/usr/local/bin:/usr/bin:/bin"),
                 xdg_config_home: None,
+                cdpath: None,
             },
         }
     }

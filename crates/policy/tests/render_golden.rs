@@ -533,6 +533,7 @@ fn views_come_from_real_decisions() {
         run_env: shellgate_policy::RunEnv {
             path: Some("/usr/local/bin:/usr/bin:/bin"),
             xdg_config_home: None,
+            cdpath: None,
         },
     };
     let pol = Policy::new(PolicyConfig::default(), &[]);

@@ -64,6 +64,7 @@ fn ctx<'a>(t: &Tree, audience: Audience, channel: Channel) -> Context<'a> {
         run_env: shellgate_policy::RunEnv {
             path: Some("/usr/local/bin:/usr/bin:/bin"),
             xdg_config_home: None,
+            cdpath: None,
         },
     }
 }

@@ -65,6 +65,7 @@ fn every_spec_example_holds_end_to_end() {
         run_env: shellgate_policy::RunEnv {
             path: Some("/usr/local/bin:/usr/bin:/bin"),
             xdg_config_home: None,
+            cdpath: None,
         },
     };
     let policy = Policy::new(Default::default(), &[]);

@@ -276,6 +276,27 @@ impl<'a> Converter<'a> {
         self.src.get(s..e)
     }
 
+    /// Whether text touches a process substitution (`x<(…)`, `<(…)y`,
+    /// `<(a)<(b)`): bash then passes one word, `x/dev/fd/63`, where the
+    /// parser reports separate items. `span` covers the parenthesized list;
+    /// the `<` or `>` is the byte before it.
+    fn glued(&self, span: &brush_parser::SourceSpan) -> bool {
+        let (Some(&s), Some(&e)) = (
+            self.offsets.get(span.start.index),
+            self.offsets.get(span.end.index),
+        ) else {
+            return true;
+        };
+        let before = self
+            .src
+            .get(..s.saturating_sub(1))
+            .and_then(|t| t.chars().next_back());
+        let after = self.src.get(e..).and_then(|t| t.chars().next());
+        let ends_before = |c: char| c.is_whitespace() || ";&|(<>".contains(c);
+        let ends_after = |c: char| c.is_whitespace() || ";&|)<>".contains(c);
+        before.is_some_and(|c| !ends_before(c)) || after.is_some_and(|c| !ends_after(c))
+    }
+
     fn pos(&self, loc: &Option<brush_parser::SourceSpan>) -> usize {
         self.base + loc.as_ref().map(|l| l.start.index).unwrap_or(0)
     }
@@ -620,6 +641,7 @@ impl<'a> Converter<'a> {
                     word_index: out.words.len(),
                     output,
                     body,
+                    glued: self.glued(&sub.loc),
                 });
                 out.words.push(Word::proc_subst(&raw, start));
             }
@@ -695,6 +717,12 @@ impl<'a> Converter<'a> {
                         }
                     }
                     ast::IoFileRedirectTarget::ProcessSubstitution(k, sub) => {
+                        if self.glued(&sub.loc) {
+                            // `cat < <(x)y` opens `/dev/fd/63y`: not followed.
+                            return Err(ParseFailure::Syntax(
+                                "text glued to a process substitution".into(),
+                            ));
+                        }
                         let raw = self.slice(&sub.loc).unwrap_or("<(…)").to_string();
                         Redirect {
                             op,

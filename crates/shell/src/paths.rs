@@ -76,6 +76,25 @@ pub fn basename(path: &str) -> &str {
     }
 }
 
+/// A program word bash finds through `PATH` (no `/`), or a path straight
+/// into one of the system's program directories (`/usr/bin/env`). Only such
+/// a program may be read by its name: a wrapper or shell written as
+/// `./env`, `tools/sh` or `~/bin/timeout` is whatever file is there.
+pub fn is_system_program(word: &str) -> bool {
+    const DIRS: &[&str] = &[
+        "/bin",
+        "/usr/bin",
+        "/usr/local/bin",
+        "/sbin",
+        "/usr/sbin",
+        "/usr/local/sbin",
+    ];
+    match word.rsplit_once('/') {
+        None => true,
+        Some((dir, name)) => !name.is_empty() && DIRS.contains(&dir),
+    }
+}
+
 /// `child` equals `root` or lies below it on a separator boundary
 /// (`/home/u` does not contain `/home/usersecret`). Both must be normalized.
 pub fn is_within(child: &str, root: &str) -> bool {

@@ -166,6 +166,9 @@ pub struct ProcSubst {
     pub output: bool,
     /// The commands inside.
     pub body: Script,
+    /// Text touches it (`x<(…)`): bash passes one word the parse does not
+    /// show.
+    pub glued: bool,
 }
 
 /// A `NAME=value` assignment before a command.

@@ -292,6 +292,7 @@ pub fn pure_builtin(argv: &[Word], windows: bool) -> bool {
             | "read"
             | "unset"
             | "let"
+            | "set"
     ) {
         return false;
     }
@@ -334,6 +335,18 @@ pub fn pure_builtin(argv: &[Word], windows: bool) -> bool {
                 && names_plain(0)
         }
         "read" | "unset" | "let" => !args.is_empty() && names_plain(0),
+        // `set -e`, `set -euo pipefail`: shell options only (the analysis
+        // makes any option it does not follow complex, `-k` among them);
+        // alone, `set` prints every variable.
+        "set" => {
+            !args.is_empty()
+                && args.iter().all(|a| {
+                    (a.len() > 1 && (a.starts_with('-') || a.starts_with('+')))
+                        || a.chars().all(|c| c.is_ascii_lowercase())
+                })
+                && args[0].len() > 1
+                && (args[0].starts_with('-') || args[0].starts_with('+'))
+        }
         _ => false,
     }
 }

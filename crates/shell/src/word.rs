@@ -57,8 +57,8 @@ pub enum Eval {
     Indirect,
     /// `${v@P}`, `${v@E}`, `${v@A}`…: the value is expanded again.
     Transform,
-    /// An operator's word holding `$(`, a backquote or `$((` in any
-    /// quoting (`"${x:-'$(cmd)'}"` runs `cmd`).
+    /// An operator's word holding `$(`, a backquote, `$((`, `<(` or `>(`
+    /// in any quoting (`"${x:-'$(cmd)'}"` runs `cmd`).
     OperatorSubst,
     /// `${NAME:=v}` / `${NAME=v}`: the expansion assigns NAME.
     Assign(String),
@@ -327,7 +327,13 @@ impl Word {
             self.evals.push(Eval::Arith(index.clone()));
         }
         for text in parameter_nested_text(expr) {
-            if text.contains("$(") || text.contains('`') {
+            // Unquoted, an operator's word also runs a process
+            // substitution (`echo ${x:-<(rm f)}` runs `rm f`).
+            if text.contains("$(")
+                || text.contains('`')
+                || text.contains("<(")
+                || text.contains(">(")
+            {
                 self.evals.push(Eval::OperatorSubst);
             }
         }

@@ -46,6 +46,7 @@ fn bench_decision<M: Measurement>(c: &mut Criterion<M>) {
         run_env: shellgate_policy::RunEnv {
             path: Some("/usr/local/bin:/usr/bin:/bin"),
             xdg_config_home: None,
+            cdpath: None,
         },
     };
     let policy = Policy::new(PolicyConfig::default(), &[]);
@@ -123,6 +124,7 @@ fn bench_grants<M: Measurement>(c: &mut Criterion<M>) {
         run_env: shellgate_policy::RunEnv {
             path: Some("/usr/local/bin:/usr/bin:/bin"),
             xdg_config_home: None,
+            cdpath: None,
         },
     };
     let policy = Policy::new(PolicyConfig::default(), &[]);

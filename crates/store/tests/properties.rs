@@ -162,7 +162,7 @@ proptest! {
             home: home.clone(),
             gate_home: gate.clone(),
             fs: &OsFs,
-            run_env: shellgate_policy::RunEnv { path: Some("/usr/local/bin:/usr/bin:/bin"), xdg_config_home: None },
+            run_env: shellgate_policy::RunEnv { path: Some("/usr/local/bin:/usr/bin:/bin"), xdg_config_home: None, cdpath: None },
         };
         let pol = Policy::new(PolicyConfig::default(), &[]);
         let req = Request { tool: "shell_execute".into(), command: cmd.clone(), working_directory: Some(cwd) };

@@ -55,6 +55,7 @@ pub(super) fn validate(
             &analyze::Env {
                 home: ctx.home.clone(),
                 inert: policy.config.environment.inert.clone(),
+                cdpath: ctx.run_env.cdpath.is_some_and(|c| !c.is_empty()),
             },
         ))
     };

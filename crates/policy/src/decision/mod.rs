@@ -78,6 +78,9 @@ pub struct RunEnv<'a> {
     pub path: Option<&'a str>,
     /// `XDG_CONFIG_HOME`: where git finds the user's `git/config`.
     pub xdg_config_home: Option<&'a str>,
+    /// `CDPATH`: where `cd NAME` may go when NAME is not below the working
+    /// directory (rt7 F11: `cd .config` went to `~/.config`).
+    pub cdpath: Option<&'a str>,
 }
 
 /// A grant that matched, as reported in the decision.

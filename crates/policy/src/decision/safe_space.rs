@@ -236,9 +236,26 @@ fn runs_from_safe_root(inv: &analyze::Invocation, ctx: &Context, roots: &[String
         return false;
     };
     let base = inv.base();
+    // The wrappers it was unwrapped from are started through PATH too
+    // (`nice ls` with a `nice` in the activated venv runs that file); the
+    // shell's own builtins and keywords are not looked up.
+    let wrappers = inv.wrappers.iter().map(String::as_str).filter(|w| {
+        !w.starts_with("runner:") && !matches!(*w, "command" | "builtin" | "exec" | "time")
+    });
     std::iter::once(program.as_str())
+        .chain(wrappers)
         .chain(helpers(&base).iter().copied())
-        .any(|p| program_on_path_in_roots(ctx.fs, p, path, inv.cwd.as_deref(), roots, ci(ctx)))
+        .any(|p| {
+            program_on_path_in_roots(
+                ctx.fs,
+                p,
+                path,
+                inv.cwd.as_deref(),
+                &ctx.home,
+                roots,
+                ci(ctx),
+            )
+        })
 }
 
 /// Decompressors started by name (`tar -tf x.tar.zst` runs `zstd -d`).
@@ -295,6 +312,7 @@ fn program_on_path_in_roots(
     program: &str,
     path: &str,
     cwd: Option<&str>,
+    home: &str,
     roots: &[String],
     ci: bool,
 ) -> bool {
@@ -305,6 +323,13 @@ fn program_on_path_in_roots(
         }
         let dir = if ds.starts_with('/') {
             paths::normalize(ds)
+        } else if let Some(rest) = ds.strip_prefix('~') {
+            // bash expands a leading `~` of a PATH entry when it searches
+            // (`PATH="~/proj/.venv/bin:$PATH"` finds the venv's `ls`).
+            if !(rest.is_empty() || rest.starts_with('/')) || !home.starts_with('/') {
+                return true; // `~user/…`: cannot tell
+            }
+            paths::normalize(&format!("{home}{rest}"))
         } else {
             // `.`, `bin`, or an empty entry: relative to where it runs.
             match cwd {
@@ -646,7 +671,7 @@ mod tests {
         std::fs::write(format!("{sys}/jq"), "#!/bin/sh\n").expect("write");
         let roots = vec![proj.clone()];
         let on = |prog: &str, path: &str, cwd: Option<&str>| {
-            program_on_path_in_roots(&OsFs, prog, path, cwd, &roots, false)
+            program_on_path_in_roots(&OsFs, prog, path, cwd, &b, &roots, false)
         };
         let venv_first = format!("{proj}/.venv/bin:{sys}");
         assert!(on("pip", &venv_first, Some(&proj)));
@@ -655,6 +680,11 @@ mod tests {
         assert!(on("jq", &format!("{sys}:/opt/\u{FFFD}x/bin"), Some(&proj)));
         // Behind the system entry it still counts (fail closed).
         assert!(on("pip", &format!("{sys}:{proj}/.venv/bin"), Some(&proj)));
+        // bash expands a leading `~` of an entry (rt7 F8); `~user` cannot
+        // be told.
+        assert!(on("pip", &format!("~/proj/.venv/bin:{sys}"), Some(&proj)));
+        assert!(on("jq", &format!("~nobody/bin:{sys}"), Some(&proj)));
+        assert!(!on("jq", &format!("~/proj/.venv/bin:{sys}"), Some(&proj)));
         // Not there: the system's jq runs.
         assert!(!on("jq", &venv_first, Some(&proj)));
         assert!(!on("pip", &sys, Some(&proj)));

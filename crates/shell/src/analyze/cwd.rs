@@ -86,6 +86,20 @@ impl Walker<'_> {
                             self.reason("dynamic_path");
                             None
                         }
+                        // With CDPATH set, bash looks NAME up in its
+                        // entries first unless it is absolute or starts
+                        // with `./` or `../` (`.config` is looked up).
+                        Some(v)
+                            if self.env.cdpath
+                                && !(v.starts_with('/')
+                                    || v == "."
+                                    || v == ".."
+                                    || v.starts_with("./")
+                                    || v.starts_with("../")) =>
+                        {
+                            self.reason("cdpath");
+                            None
+                        }
                         Some(v) => resolve_opt(cwd.dir.as_deref(), &v),
                         None => {
                             self.reason("dynamic_path");

@@ -36,6 +36,11 @@ pub(super) struct Vars {
 }
 
 impl Vars {
+    /// NAME is set to a value the analysis does not know.
+    pub(super) fn assign_name(&mut self, name: &str) {
+        self.assign(name, None);
+    }
+
     fn assign(&mut self, name: &str, value: Option<&str>) {
         let numeric = value.is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()));
         self.numeric.retain(|n| n != name);
@@ -232,6 +237,12 @@ impl Walker<'_> {
                     .collect();
                 let integer = attrs.contains('i');
                 let nameref = attrs.contains('n') && base != "read" && base != "unset";
+                // A nameref without a target (`declare -n r`) takes the name
+                // a later plain `r=HOME` gives it, and `r=/x` then sets HOME:
+                // the list is not followed past one.
+                if nameref && matches!(base, "declare" | "typeset" | "local") {
+                    self.reason("nameref");
+                }
                 while i < argv.len() {
                     let w = &argv[i];
                     let v = w.literal().unwrap_or_default();
@@ -314,19 +325,38 @@ impl Walker<'_> {
             // `getopts OPTSTRING NAME [ARGS]` and `wait -p NAME` assign
             // NAME.
             "getopts" => {
-                if let Some(n) = argv.get(2) {
+                // `getopts -- OPTSTRING NAME` too.
+                let at = if lit(1) == "--" { 3 } else { 2 };
+                if let Some(n) = argv.get(at) {
                     names.push(n);
                     cwd.vars.assign(&n.literal().unwrap_or_default(), None);
                 }
             }
             "wait" => {
-                for (i, w) in argv.iter().enumerate() {
-                    if w.lit().as_deref() == Some("-p") {
-                        if let Some(n) = argv.get(i + 1) {
-                            names.push(n);
-                            cwd.vars.assign(&n.literal().unwrap_or_default(), None);
+                // Options `-f`, `-n`, `-p NAME` in any cluster, the name
+                // glued or not (`-pPATH`, `-np PATH`).
+                let mut i = 1;
+                while i < argv.len() {
+                    let v = lit(i);
+                    if v == "--" || !v.starts_with('-') || v.len() < 2 {
+                        break;
+                    }
+                    if let Some(p) = v.find('p') {
+                        let glued = &v[p + 1..];
+                        if glued.is_empty() {
+                            if let Some(n) = argv.get(i + 1) {
+                                names.push(n);
+                                cwd.vars.assign(&n.literal().unwrap_or_default(), None);
+                            }
+                            i += 1;
+                        } else {
+                            cwd.vars.assign(glued, None);
+                            if !is_identifier(glued) {
+                                self.reason("evaluating_builtin");
+                            }
                         }
                     }
+                    i += 1;
                 }
             }
             "let" => {
@@ -370,6 +400,10 @@ impl Walker<'_> {
                         self.reason("arithmetic_evaluation");
                     }
                 }
+                // `HOME[0]=/x` sets `$HOME` (element 0 is the scalar);
+                // `PATH[0]=…` makes PATH an array, and bash then finds
+                // programs in the current directory.
+                cwd.vars.assign(&a.name, None);
                 continue;
             }
             // `declare -i n; n='a[$(cmd)]'` evaluates the value.

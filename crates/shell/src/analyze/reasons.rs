@@ -141,14 +141,7 @@ impl Walker<'_> {
                     }
                 }
             }
-            "set"
-                if argv
-                    .iter()
-                    .skip(1)
-                    .any(|w| matches!(w.lit().as_deref(), Some("-o") | Some("+o"))) =>
-            {
-                self.reason("set_option");
-            }
+            "set" if !set_options_known(argv) => self.reason("set_option"),
             "export" | "declare" | "typeset" | "readonly" | "local" => {
                 for w in argv.iter().skip(1) {
                     let v = w.lossy_value();
@@ -437,4 +430,51 @@ fn shellgate_read_only(argv: &[Word], env: &[String]) -> bool {
             | (Some("session"), Some("show"))
             | (Some("help"), _)
     )
+}
+
+/// `set` changing only options that leave the meaning of later commands as
+/// the analysis reads them: `-e -u -x -v -E -C -n` in any cluster, `-o` or
+/// `+o` with `errexit nounset xtrace verbose errtrace noclobber pipefail`,
+/// then positional parameters after `--` or the first operand. Any other
+/// option is not followed: `-k` makes every later `NAME=VALUE` argument the
+/// command's environment, `-P` changes `cd ..`, `-f`/`-B` change what words
+/// expand to, `-a` exports later assignments.
+fn set_options_known(argv: &[Word]) -> bool {
+    const LETTERS: &str = "euxvECn";
+    const NAMES: &[&str] = &[
+        "errexit",
+        "nounset",
+        "xtrace",
+        "verbose",
+        "errtrace",
+        "noclobber",
+        "pipefail",
+    ];
+    let mut i = 1;
+    while let Some(w) = argv.get(i) {
+        let Some(v) = w.literal() else {
+            return false;
+        };
+        if v == "--" || v == "-" || !(v.starts_with('-') || v.starts_with('+')) {
+            return true;
+        }
+        let letters = &v[1..];
+        for (k, c) in letters.char_indices() {
+            if c == 'o' {
+                // `-o NAME`, `-euo NAME`; the name is the next word.
+                if k + 1 != letters.len() {
+                    return false;
+                }
+                i += 1;
+                match argv.get(i).and_then(Word::literal) {
+                    Some(name) if NAMES.contains(&name.as_str()) => {}
+                    _ => return false,
+                }
+            } else if !LETTERS.contains(c) {
+                return false;
+            }
+        }
+        i += 1;
+    }
+    true
 }

@@ -31,7 +31,15 @@ impl Walker<'_> {
                     continue;
                 }
             }
-            match unwrap_one(&base, &argv) {
+            let unwrap = unwrap_one(&base, &argv);
+            if !matches!(unwrap, Unwrap::No) && !crate::paths::is_system_program(&w0) {
+                // `./env ls`, `~/bin/timeout 5 ls`: the file there runs, not
+                // the wrapper its name suggests. Still unwrapped, so hard
+                // deny sees what it is given, but never judged as the
+                // wrapped command.
+                self.reason(&format!("wrapper_path:{base}"));
+            }
+            match unwrap {
                 Unwrap::No => break,
                 Unwrap::Strip {
                     skip,

@@ -394,6 +394,22 @@ impl<'e> Walker<'e> {
         let base = basename(&program).to_ascii_lowercase();
         let base_exact = basename(&program).to_string();
         self.check_builtin(&base_exact, &argv, cwd);
+        // `cmd {NAME}<file` opens a descriptor and stores its number in
+        // NAME; on a builtin the assignment stays for the rest of the list
+        // (`echo {PATH}</dev/null; ls` runs `./11/ls`). Read as a statement
+        // assignment whatever the command.
+        if !s.redirects.is_empty() {
+            for w in &s.words {
+                if let Some(name) = w
+                    .literal()
+                    .and_then(|v| v.strip_prefix('{')?.strip_suffix('}').map(str::to_string))
+                {
+                    if super::evaluate::is_identifier(&name) {
+                        cwd.vars.assign_name(&name);
+                    }
+                }
+            }
+        }
         // The environment it runs with (also a shell's `-c` string: its
         // commands inherit it).
         let reading = Reading::of(&argv, &self.env.home);
@@ -401,6 +417,10 @@ impl<'e> Walker<'e> {
 
         // Shell with a -c string: the string's commands are the commands.
         if is_shell(&base_exact) {
+            if !crate::paths::is_system_program(&program) {
+                // `./tools/sh -c ls`: a file named like a shell, not one.
+                self.reason(&format!("shell_path:{base}"));
+            }
             match self.shell_c(&argv, &redirects, own_cwd.as_deref(), ctx) {
                 ShellCWalk::Walked(tops) => return tops,
                 ShellCWalk::Opaque => {
@@ -479,6 +499,9 @@ impl<'e> Walker<'e> {
         self.redirect_substs(&s.redirects, cwd, ctx);
         let mut proc_bodies: Vec<(usize, usize)> = Vec::new(); // word index → first inv index
         for p in &s.proc_substs {
+            if p.glued {
+                self.reason("proc_subst_glued");
+            }
             if ctx.depth + 1 > MAX_DEPTH {
                 self.reason("nesting_too_deep");
                 continue;
