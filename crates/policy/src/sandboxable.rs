@@ -209,6 +209,14 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
         }
         return reader_fit(inv, safe, writes, place);
     };
+    // A version query of a program the model knows (`cargo --version`,
+    // `pnpm --version`, `dotnet --version`): it starts, prints and exits.
+    // Started confined, whatever a shim runs for it (rustup's toolchain
+    // file, a project's pinned package manager) has no network and writes
+    // only the project.
+    if matches!(args.as_slice(), [Arg::Static("--version")]) {
+        return Fit::Build;
+    }
     let parsed = parse(prog, &args);
     if network_or_worse(&parsed) {
         return Fit::No;

@@ -152,6 +152,7 @@ fn builds_tests_and_edits_inside_the_project_run_sandboxed() {
             "ci/check.sh",
             "bin/rails",
             "artisan",
+            "target/release/app",
         ],
     );
     for (cmd, profile) in [
@@ -169,6 +170,15 @@ fn builds_tests_and_edits_inside_the_project_run_sandboxed() {
             "build",
         ),
         ("go build ./... && go vet ./internal/", "build"),
+        // Version queries of programs the model knows; a part already safe
+        // beside a build (fr7); script short names; cargo's release output.
+        ("cargo --version", "build"),
+        ("pnpm --version", "build"),
+        ("node --version && npm test", "build"),
+        ("pnpm lint", "build"),
+        ("yarn build", "build"),
+        ("pnpm typecheck", "build"),
+        ("./target/release/app --help", "build"),
         ("make -j8", "build"),
         ("cd src && make", "build"),
         ("./gradlew :core:test --tests '*Invoice*'", "build"),
@@ -325,9 +335,14 @@ fn never_sandboxed() {
             ".venv/bin/pip",
             "node_modules/npm/bin/npm-cli.js",
             "bin/rails",
+            "scripts/release.sh",
         ],
     );
     for cmd in [
+        // a release script is judged by its file name; an unknown
+        // program's version query is still an unknown program
+        "./scripts/release.sh",
+        "checkov --version",
         // tee outside the project, into git's internals, with an unknown option
         "make | tee ../outside.log",
         "make | tee .git/hooks/pre-commit",
