@@ -385,6 +385,41 @@ impl Walker<'_> {
         }
     }
 
+    /// A `{NAME}` or `{NAME[SUB]}` word on a command with redirects: bash
+    /// may open a descriptor and store its number in NAME (on a builtin
+    /// the assignment stays for the rest of the list: `echo {PATH}</dev/null;
+    /// ls` runs `./11/ls`), and evaluates SUB as arithmetic, running a
+    /// `$( )` in it however it is quoted (rt8: `: {a['$(rm -rf x)']}</dev/null`
+    /// ran `rm`). Read as a statement assignment whatever the command; a
+    /// subscript must be a literal number or a name set to one.
+    pub(super) fn redirect_name_word(&mut self, w: &Word, cwd: &mut Cwd) {
+        let text = w.literal().unwrap_or_else(|| w.raw.clone());
+        let Some(inner) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) else {
+            return;
+        };
+        let (name, sub) = match inner.split_once('[') {
+            Some((n, rest)) => (n, Some(rest.strip_suffix(']').unwrap_or(rest))),
+            None => (inner, None),
+        };
+        if !is_identifier(name) {
+            return;
+        }
+        if w.literal().is_none() {
+            self.reason("evaluating_builtin");
+        }
+        if let Some(sub) = sub {
+            if !arith_ok(sub, &cwd.vars.numeric) {
+                self.reason("arithmetic_evaluation");
+                // What it runs is still checked for hard deny.
+                if sub.contains("$(") || sub.contains('`') {
+                    let dir = cwd.dir.clone();
+                    self.ungated_text(sub, dir.as_deref(), &super::walk::Ctx::default());
+                }
+            }
+        }
+        cwd.vars.assign_name(name);
+    }
+
     /// A statement made only of assignments (`NAME=v;`): what it sets
     /// applies to the rest of the list.
     pub(super) fn statement_assignments(&mut self, s: &Simple, cwd: &mut Cwd) {

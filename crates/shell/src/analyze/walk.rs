@@ -400,14 +400,7 @@ impl<'e> Walker<'e> {
         // assignment whatever the command.
         if !s.redirects.is_empty() {
             for w in &s.words {
-                if let Some(name) = w
-                    .literal()
-                    .and_then(|v| v.strip_prefix('{')?.strip_suffix('}').map(str::to_string))
-                {
-                    if super::evaluate::is_identifier(&name) {
-                        cwd.vars.assign_name(&name);
-                    }
-                }
+                self.redirect_name_word(w, cwd);
             }
         }
         // The environment it runs with (also a shell's `-c` string: its
