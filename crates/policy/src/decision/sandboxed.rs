@@ -228,10 +228,10 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
         // (`git commit -m "$(cat <<'EOF' …)"`, `make -j$(nproc)`): every
         // candidate it names is safe or a side effect, and it redirects no
         // output into a file.
+        let mut mine = out.candidates.iter().filter(|c| c.verb == cc.verb);
+        let read_only = mine.clone().next().is_some()
+            && mine.all(|c| matches!(c.status, Status::Safe | Status::SideEffect));
         if inv.in_substitution {
-            let mut mine = out.candidates.iter().filter(|c| c.verb == cc.verb);
-            let read_only = mine.clone().next().is_some()
-                && mine.all(|c| matches!(c.status, Status::Safe | Status::SideEffect));
             if !read_only || writes_redirect(inv) {
                 return Err("a command substitution does more than read");
             }
@@ -239,10 +239,7 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
         }
         // Already safe where it runs (`node --version && npm test`): it
         // runs confined with the rest, which only narrows what it may do.
-        let mut mine = out.candidates.iter().filter(|c| c.verb == cc.verb);
-        if mine.clone().next().is_some()
-            && mine.all(|c| matches!(c.status, Status::Safe | Status::SideEffect))
-        {
+        if read_only {
             continue;
         }
         let f = fit(inv, &ctx.home, safe, &place);

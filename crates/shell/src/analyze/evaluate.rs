@@ -36,11 +36,6 @@ pub(super) struct Vars {
 }
 
 impl Vars {
-    /// NAME is set to a value the analysis does not know.
-    pub(super) fn assign_name(&mut self, name: &str) {
-        self.assign(name, None);
-    }
-
     fn assign(&mut self, name: &str, value: Option<&str>) {
         let numeric = value.is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()));
         self.numeric.retain(|n| n != name);
@@ -393,7 +388,8 @@ impl Walker<'_> {
     /// ran `rm`). Read as a statement assignment whatever the command; a
     /// subscript must be a literal number or a name set to one.
     pub(super) fn redirect_name_word(&mut self, w: &Word, cwd: &mut Cwd) {
-        let text = w.literal().unwrap_or_else(|| w.raw.clone());
+        let literal = w.literal();
+        let text = literal.clone().unwrap_or_else(|| w.raw.clone());
         let Some(inner) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) else {
             return;
         };
@@ -404,7 +400,7 @@ impl Walker<'_> {
         if !is_identifier(name) {
             return;
         }
-        if w.literal().is_none() {
+        if literal.is_none() {
             self.reason("evaluating_builtin");
         }
         if let Some(sub) = sub {
@@ -417,7 +413,7 @@ impl Walker<'_> {
                 }
             }
         }
-        cwd.vars.assign_name(name);
+        cwd.vars.assign(name, None);
     }
 
     /// A statement made only of assignments (`NAME=v;`): what it sets

@@ -125,8 +125,9 @@ pub struct Env {
     /// Environment names the operator declared inert (`policy.toml`
     /// `[environment] inert`).
     pub inert: Vec<String>,
-    /// The environment sets `CDPATH`: `cd NAME` (not `/…`, `.…`) may go to
-    /// a directory of it instead of below the working directory.
+    /// The environment sets `CDPATH`: `cd NAME` (not `/…`, `./…`, `../…`,
+    /// `.`, `..`) may go to a directory of it instead of below the working
+    /// directory.
     pub cdpath: bool,
 }
 
