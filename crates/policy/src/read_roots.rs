@@ -75,10 +75,23 @@ const BUILTIN_TREES: &[&str] = &[
     "~/go/bin",
     "~/.cache/go-build",
     "~/.cargo/bin",
+    // Installed gems, .NET and Hex packages and Dart's package cache: the
+    // packages' public sources. Not the directories beside them, which hold
+    // the tools' credentials (`~/.gem/credentials`, `~/.hex/hex.config`,
+    // `~/.nuget/NuGet/NuGet.Config`, `~/.pub-cache/credentials.json`).
+    "~/.gem/ruby",
+    "~/.local/share/gem/ruby",
+    "~/.nuget/packages",
+    "~/.hex/packages",
+    "~/.pub-cache/hosted",
 ];
 
 /// Directories whose entries (not subtrees) may be listed and read.
-const BUILTIN_DIRS: &[&str] = &["/etc/alternatives"];
+///
+/// Python's package caches are listed, not walked: what a cache keeps from a
+/// private index or a git dependency is not public, but its top level is
+/// only the cache's own buckets (`ls ~/.cache/uv`).
+const BUILTIN_DIRS: &[&str] = &["/etc/alternatives", "~/.cache/uv", "~/.cache/pip"];
 
 /// Single files that describe the machine.
 const BUILTIN_FILES: &[&str] = &[

@@ -31,7 +31,7 @@ use shellgate_programs::{fx, judge, lookup, parse, Arg, Kind, Parsed, Role};
 use shellgate_shell::analyze::Invocation;
 use shellgate_shell::paths::{self, basename};
 use shellgate_shell::syntax::RedirTarget;
-use shellgate_shell::verbs::{is_path_aware, is_side_effect};
+use shellgate_shell::verbs::{is_interpreter, is_path_aware, is_shell, is_side_effect};
 
 use crate::candidates::EXEMPT_DEVICES;
 use crate::config::expand_home;
@@ -204,6 +204,12 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
         if project_code {
             return Fit::Build;
         }
+        if program_path(inv, home).is_none()
+            && VERSIONED_UNMODELLED.contains(&base.as_str())
+            && matches!(args.as_slice(), [Arg::Static("--version")])
+        {
+            return Fit::Build;
+        }
         if is_side_effect(&base) {
             return if writes { Fit::Edit } else { Fit::Passive };
         }
@@ -214,8 +220,14 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
     // Started confined, whatever a shim runs for it (rustup's toolchain
     // file, a project's pinned package manager) has no network and writes
     // only the project.
-    if matches!(args.as_slice(), [Arg::Static("--version")]) {
-        return Fit::Build;
+    if let [Arg::Static(flag)] = args.as_slice() {
+        let own = VERSION_FLAGS
+            .iter()
+            .find(|(id, _)| *id == prog.id)
+            .is_some_and(|(_, flags)| flags.contains(flag));
+        if *flag == "--version" || own {
+            return Fit::Build;
+        }
     }
     let parsed = parse(prog, &args);
     if network_or_worse(&parsed) {
@@ -223,6 +235,12 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
     }
     if prog.id == "git" {
         return git_fit(&parsed, &args);
+    }
+    if local_query(&parsed)
+        && parsed.problems.is_empty()
+        && judge::uncovered(&parsed, &args).is_empty()
+    {
+        return Fit::Build;
     }
     let leaf = parsed.leaf();
     match leaf.kind {
@@ -319,6 +337,85 @@ pub fn releases(verb: &str) -> bool {
     }
 }
 
+/// The other spellings of a version or installation query, by program
+/// (`ruby -v`, `java -version`, `dotnet --info`, `go version`): a lone word
+/// that prints and exits.
+const VERSION_FLAGS: &[(&str, &[&str])] = &[
+    ("python", &["-V"]),
+    ("node", &["-v"]),
+    ("ruby", &["-v"]),
+    ("perl", &["-v"]),
+    ("php", &["-v"]),
+    ("java", &["-version"]),
+    ("deno", &["-V"]),
+    ("bun", &["-v"]),
+    ("npm", &["-v"]),
+    ("pnpm", &["-v"]),
+    ("yarn", &["-v"]),
+    ("bundle", &["-v", "version"]),
+    ("gem", &["-v"]),
+    ("uv", &["-V", "version"]),
+    ("pip", &["-V"]),
+    ("cargo", &["-V"]),
+    ("rustc", &["-V"]),
+    ("go", &["version"]),
+    ("dotnet", &["--info", "--list-sdks", "--list-runtimes"]),
+    ("mvn", &["-v"]),
+    ("gradle", &["-v"]),
+    ("terraform", &["version", "-v"]),
+    ("helm", &["version"]),
+];
+
+/// Toolchain drivers the program model does not describe, whose lone
+/// `--version` prints and exits (`elixir --version`, `gcc --version`).
+const VERSIONED_UNMODELLED: &[&str] = &[
+    "elixir", "iex", "erl", "gcc", "g++", "clang", "clang++", "ghc", "kotlin", "kotlinc", "scala",
+    "protoc", "rustup", "node-gyp",
+];
+
+/// Package managers' queries of what is installed (`poetry show`, `pnpm
+/// why zod`, `uv pip list`, `gem list`): they read the project's manifest
+/// and lock file and the installed packages, and print. Some load project
+/// or installed code on the way (a Gemfile is Ruby, a `.pth` file runs at
+/// Python's start), and a few options ask a registry (`--outdated`): run
+/// confined, that code writes only the project and the network is off.
+const LOCAL_QUERIES: &[(&str, &[&str])] = &[
+    ("poetry", &["show"]),
+    ("pnpm", &["why"]),
+    ("pnpm", &["list"]),
+    ("npm", &["ls"]),
+    ("npm", &["explain"]),
+    ("yarn", &["why"]),
+    ("yarn", &["list"]),
+    ("bundle", &["show"]),
+    ("bundle", &["list"]),
+    ("gem", &["list"]),
+    ("uv", &["pip", "list"]),
+    ("uv", &["pip", "show"]),
+    ("uv", &["pip", "freeze"]),
+    ("uv", &["pip", "tree"]),
+    ("uv", &["tree"]),
+    ("pip", &["list"]),
+    ("pip", &["show"]),
+    ("pip", &["freeze"]),
+    ("pipx", &["list"]),
+    ("conda", &["list"]),
+];
+
+/// Whether the parsed call is one of [`LOCAL_QUERIES`], its subcommands
+/// exactly (`uv pip list`, not `uv pip install`).
+fn local_query(p: &Parsed) -> bool {
+    let subs: Vec<&str> = p
+        .nodes
+        .iter()
+        .skip(1)
+        .map(|n| n.names.first().map_or("", |s| s.as_str()))
+        .collect();
+    LOCAL_QUERIES
+        .iter()
+        .any(|(id, path)| *id == p.program.id && subs.as_slice() == *path)
+}
+
 /// Runners that only change how a program runs, in the same process tree
 /// (`valgrind ./tests/x`, `nice make`), or run the project's installed tool
 /// (`npx jest`; a package that is not installed would be downloaded, and
@@ -387,6 +484,7 @@ const DATA_LOSS_WORDS: &[&str] = &[
     "clobber",
     "replant",
     "rollback",
+    "downgrade",
     "schema:load",
     "structure:load",
 ];
@@ -605,8 +703,86 @@ fn runner_fit(
     }
     match fit(&inner, home, safe, place) {
         f @ (Fit::Build | Fit::Edit) => f,
-        Fit::Passive | Fit::No => Fit::No,
+        Fit::Passive | Fit::No => {
+            // Not `npx`: a package it does not find installed is downloaded
+            // (`npx left-pad`), someone else's code, not the project's.
+            let env_runner = project_env;
+            let plain_options = parsed
+                .opts
+                .iter()
+                .all(|o| o.negated || RUNNER_PLAIN_OPTIONS.contains(&o.opt.name.as_str()));
+            if env_runner
+                && plain_options
+                && parsed.problems.is_empty()
+                && project_tool(&inner, home, safe)
+            {
+                Fit::Build
+            } else {
+                Fit::No
+            }
+        }
     }
+}
+
+/// Options of a project-environment runner that change neither what it
+/// runs nor where it comes from (`npx -y`, `uv run --frozen`); any other
+/// (`npx -p PKG`, `uv run --with PKG`, `--from`, `--python`) names the
+/// package or interpreter, and a tool the model does not know is then run
+/// only with a human's answer.
+const RUNNER_PLAIN_OPTIONS: &[&str] = &[
+    "-y",
+    "--yes",
+    "-q",
+    "--quiet",
+    "--silent",
+    "--frozen",
+    "--locked",
+    "--offline",
+    "--no-sync",
+    "--no-install",
+];
+
+/// Command interpreters the shell analysis does not name: a project
+/// runner started with one reads commands, it runs no tool.
+const OTHER_SHELLS: &[&str] = &[
+    "csh", "tcsh", "fish", "ash", "mksh", "yash", "xonsh", "elvish", "nu", "busybox", "toybox",
+    "ipython", "irb", "pry",
+];
+
+/// A tool the model does not know, run by a project-environment runner
+/// (`uv run alembic upgrade head`, `bundle exec brakeman`, `poetry run
+/// mytool`): a package the project installed (or one on `PATH`),
+/// judged as the project's own code is — run confined, never when its name
+/// or an argument names a release or a loss of data, and never a shell,
+/// an interpreter or a program the gate knows by another rule.
+fn project_tool(inner: &Invocation, home: &str, safe: &SafeVerbs) -> bool {
+    if inner.crude {
+        return false;
+    }
+    let Some(program) = inner.program() else {
+        return false;
+    };
+    let plain = !program.is_empty()
+        && program.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && program
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+'));
+    if !plain
+        || lookup(&program).is_some()
+        || is_side_effect(&program)
+        || is_path_aware(&program)
+        || is_interpreter(&program)
+        || is_shell(&program)
+        || OTHER_SHELLS.contains(&program.as_str())
+        || safe
+            .entries()
+            .any(|e| e.split_whitespace().next() == Some(program.as_str()))
+        || stop_word(&program)
+    {
+        return false;
+    }
+    let words = Words::of(inner, home);
+    !words.texts.iter().any(|(t, _)| stop_word(t))
 }
 
 /// A reader: `Edit` when its only write is a redirect, `Passive` when it

@@ -277,8 +277,20 @@ pub fn classify(name: &str, extra_inert: &[String]) -> EnvKind {
 /// whose value names only a system location or a bare program name is
 /// judged as without the assignment. `value` is the static value.
 pub fn excused_by_value(name: &str, value: &str) -> bool {
+    // An editor that accepts the message or todo list as it is
+    // (`GIT_EDITOR=true git rebase --continue`): `true`, found on `PATH`
+    // like `CC=clang`.
+    if matches!(
+        name,
+        "GIT_EDITOR" | "GIT_SEQUENCE_EDITOR" | "EDITOR" | "VISUAL"
+    ) {
+        return value == "true";
+    }
     if always_code(name) {
         return false;
+    }
+    if matches!(name, "RUSTFLAGS" | "RUSTDOCFLAGS") {
+        return rust_flags_inert(value);
     }
     if value.is_empty() || value.contains(['$', '`', ';', '|', '&', '(', ')', '<', '>', '\n']) {
         return false;
@@ -310,6 +322,95 @@ pub fn excused_by_value(name: &str, value: &str) -> bool {
         return value.split_whitespace().all(inert_option);
     }
     value.split(':').all(system_path) || (program_variable(name) && bare_program(value))
+}
+
+/// rustc flags that only set lint levels, `cfg` names and code generation
+/// settings that run nothing (`-D warnings`, `-C opt-level=3`,
+/// `--cfg tokio_unstable`). Not `-C linker=`, `-C link-arg=`, `-C
+/// llvm-args=`, `-Z …`, `-L`, `-l`, `--extern`: those pick programs,
+/// plugins or libraries.
+fn rust_flags_inert(value: &str) -> bool {
+    let lint = |v: &str| {
+        v.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && v.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':'))
+    };
+    let level = |v: &str| matches!(v, "allow" | "warn" | "deny" | "forbid");
+    let cfg = |v: &str| {
+        !v.is_empty()
+            && !v.starts_with('-')
+            && v.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '=' | '"' | '-'))
+    };
+    let codegen = |v: &str| {
+        let (key, val) = v.split_once('=').unwrap_or((v, ""));
+        const KEYS: &[&str] = &[
+            "opt-level",
+            "debuginfo",
+            "target-cpu",
+            "target-feature",
+            "codegen-units",
+            "debug-assertions",
+            "overflow-checks",
+            "force-frame-pointers",
+            "panic",
+            "strip",
+            "lto",
+            "embed-bitcode",
+            "symbol-mangling-version",
+        ];
+        KEYS.contains(&key)
+            && val
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+' | ',' | '.'))
+    };
+    let words: Vec<&str> = value.split_whitespace().collect();
+    if words.is_empty() {
+        return false;
+    }
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        let next = words.get(i + 1).copied();
+        let (ok, used) = match w {
+            "-D" | "-W" | "-A" | "-F" | "--deny" | "--warn" | "--allow" | "--forbid"
+            | "--force-warn" => (next.is_some_and(lint), 2),
+            "--cap-lints" => (next.is_some_and(level), 2),
+            "-C" | "--codegen" => (next.is_some_and(codegen), 2),
+            "--cfg" => (next.is_some_and(cfg), 2),
+            _ => {
+                let glued = [
+                    ("--deny=", 0u8),
+                    ("--warn=", 0),
+                    ("--allow=", 0),
+                    ("--forbid=", 0),
+                    ("--force-warn=", 0),
+                    ("--cap-lints=", 1),
+                    ("--codegen=", 2),
+                    ("--cfg=", 3),
+                    ("-D", 0),
+                    ("-W", 0),
+                    ("-A", 0),
+                    ("-F", 0),
+                    ("-C", 2),
+                ];
+                let ok = glued.iter().find_map(|(p, k)| {
+                    w.strip_prefix(p).map(|v| match k {
+                        0 => lint(v),
+                        1 => level(v),
+                        2 => codegen(v),
+                        _ => cfg(v),
+                    })
+                });
+                (ok == Some(true), 1)
+            }
+        };
+        if !ok {
+            return false;
+        }
+        i += used;
+    }
+    true
 }
 
 /// Options of options-variables that select no code (`-Xmx2g`,
@@ -448,5 +549,41 @@ mod tests {
         assert!(!excused_by_value("CC", "$(id)"));
         assert!(!excused_by_value("GOFLAGS", "-toolexec=/tmp/x"));
         assert!(!excused_by_value("JAVA_HOME", "/usr/../home/u"));
+        for ok in [
+            "-D warnings",
+            "-Dwarnings",
+            "-D warnings -A clippy::needless_return",
+            "--deny=warnings --cap-lints warn",
+            "-C opt-level=3 -C target-cpu=native",
+            "-Ctarget-feature=+avx2,+fma",
+            "--cfg tokio_unstable",
+            "--cfg feature=\"x\"",
+        ] {
+            assert!(excused_by_value("RUSTFLAGS", ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "-D",
+            "-C linker=/tmp/x",
+            "-Clink-arg=-Wl,-plugin=/tmp/x.so",
+            "-C llvm-args=-load=/tmp/p.so",
+            "-Z unstable-options",
+            "-L /tmp/lib",
+            "-lfoo",
+            "--extern foo=/tmp/libfoo.rlib",
+            "-D warnings -C linker=./cc",
+            "-C opt-level=$(id)",
+            "--cfg -Zx",
+            "-D -Zunstable-options",
+        ] {
+            assert!(!excused_by_value("RUSTFLAGS", bad), "{bad}");
+        }
+        assert!(excused_by_value("RUSTDOCFLAGS", "-D warnings"));
+        assert!(excused_by_value("GIT_EDITOR", "true"));
+        assert!(excused_by_value("GIT_SEQUENCE_EDITOR", "true"));
+        assert!(!excused_by_value("GIT_EDITOR", "./true"));
+        assert!(!excused_by_value("GIT_EDITOR", "vim"));
+        assert!(!excused_by_value("GIT_EDITOR", "true; id"));
+        assert!(!excused_by_value("GIT_DIR", "true"));
     }
 }
