@@ -907,3 +907,76 @@ fn a_run_cannot_hide_what_it_wrote_behind_a_new_gitignore() {
     assert!(Path::new(&format!("{}/.pytest_cache/.gitignore", t.proj)).exists());
     assert!(Path::new(&format!("{}/foo/.gitignore", t.proj)).exists());
 }
+
+/// rt9 F9: credentials kept inside the tool homes a build may read
+/// (`~/.android`, `~/.cache`, `~/.local/share/gem`, `~/.local/share/uv`)
+/// stay hidden from a sandboxed run; their neighbours stay readable.
+#[test]
+fn sandboxed_runs_cannot_read_credentials_inside_tool_homes() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    let secrets = [
+        ".android/adbkey",
+        ".cache/huggingface/stored_tokens",
+        ".local/share/gem/credentials",
+        ".local/share/uv/credentials/credentials.toml",
+    ];
+    for s in secrets {
+        let p = format!("{}/{s}", t.home);
+        std::fs::create_dir_all(Path::new(&p).parent().expect("parent")).expect("mkdir");
+        std::fs::write(&p, "FAKE-SECRET-rt9\n").expect("write");
+    }
+    std::fs::write(format!("{}/.android/adb_usb.ini", t.home), "PUBLIC\n").expect("write");
+    let script = secrets
+        .iter()
+        .map(|s| format!("cat ~/{s};"))
+        .chain(std::iter::once("cat ~/.android/adb_usb.ini".to_string()))
+        .collect::<String>();
+    let o = sandbox(
+        &t,
+        &[
+            "--project-dir",
+            &t.proj,
+            "--profile",
+            "build",
+            "--",
+            "bash",
+            "-c",
+            &script,
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!stdout.contains("FAKE-SECRET-rt9"), "{}", show(&o));
+    assert!(stdout.contains("PUBLIC"), "{}", show(&o));
+}
+
+/// rt9 F13: a secret-looking file staged in the index makes git's content
+/// printers ask (`git diff --cached` would print it); a tracked template
+/// (`.env.example`) does not.
+#[test]
+fn a_staged_secret_makes_git_printers_ask() {
+    let t = tree();
+    real_repo(&t);
+    std::fs::write(format!("{}/a.txt", t.proj), "a\n").expect("write");
+    std::fs::write(format!("{}/.env.example", t.proj), "TOKEN=\n").expect("write");
+    std::fs::write(format!("{}/.env", t.proj), "TOKEN=FAKE\n").expect("write");
+    git_in(&t, &t.proj, &["add", "a.txt", ".env.example"]);
+    for c in ["git diff --cached", "git log -p", "git show"] {
+        let d = check(&t, &[], c);
+        assert_eq!(d["reason"], "safe_verb_in_safe_space", "{c}: {d}");
+    }
+    git_in(&t, &t.proj, &["add", ".env"]);
+    for c in [
+        "git diff --cached",
+        "git diff --staged",
+        "git log -p",
+        "git show",
+    ] {
+        let d = check(&t, &[], c);
+        assert_eq!(d["decision"], "ask", "{c}: {d}");
+    }
+    let d = check(&t, &[], "git status");
+    assert_eq!(d["reason"], "safe_verb_in_safe_space", "git status: {d}");
+}

@@ -73,6 +73,10 @@ pub enum Verdict {
     GitInternal(String),
     /// What it creates cannot be known within the bounds (why).
     Unknown(String),
+    /// This member lands outside the directory it is extracted into,
+    /// through a link that already stands there (`bh -> ~`, member
+    /// `bh/.bashrc`): complex, never granted (rt9 F4).
+    ThroughLink(String),
 }
 
 /// An entry of an archive.

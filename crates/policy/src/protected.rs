@@ -777,6 +777,9 @@ impl<'a> Protected<'a> {
     fn members_created(&self, target: &str, members: &[creates::Member]) -> Verdict {
         let mut worst = Verdict::Clear;
         let mut links: Vec<String> = Vec::new();
+        // Where the kernel puts the extraction directory: a member must land
+        // below it, whatever links already stand inside it.
+        let target_k = resolve::kernel(self.fs, target, true);
         for m in members {
             let name = m.name.trim_start_matches("./");
             if name.is_empty() || name == "." {
@@ -794,6 +797,18 @@ impl<'a> Protected<'a> {
                 links.push(rel.clone());
             }
             let raw = resolve::join_raw(target, name.trim_start_matches('/'));
+            if !m.name.starts_with('/') {
+                let stays = match (
+                    target_k.path(),
+                    resolve::kernel(self.fs, &raw, false).path(),
+                ) {
+                    (Some(t), Some(k)) => paths::is_within(k, t) && k != t,
+                    _ => false,
+                };
+                if !stays {
+                    worst = worse(worst, Verdict::ThroughLink(name.to_string()));
+                }
+            }
             worst = worse(worst, self.created(&paths::normalize(&raw), &raw, false));
             if m.name.starts_with('/') {
                 // Absolute members (`tar -P`, `cpio` without
@@ -865,7 +880,7 @@ fn worse(a: Verdict, b: Verdict) -> Verdict {
     let rank = |v: &Verdict| match v {
         Verdict::Clear => 0,
         Verdict::Unknown(_) => 1,
-        Verdict::GitInternal(_) => 2,
+        Verdict::GitInternal(_) | Verdict::ThroughLink(_) => 2,
         Verdict::Protected(_) => 3,
     };
     if rank(&b) > rank(&a) {
@@ -978,6 +993,7 @@ pub fn assess(p: &Protected, inv: &Invocation, touches: &[Touch], reader: bool) 
                 return out;
             }
             Verdict::GitInternal(_) => push("git_internals", &mut out),
+            Verdict::ThroughLink(_) => push("created_through_link", &mut out),
             Verdict::Unknown(_) => {
                 if c.kind != CreateKind::Name && p.settings_dir(&c.target) {
                     push("unknown_creation", &mut out);

@@ -87,6 +87,13 @@ pub(crate) const HOME_SECRETS: &[&str] = &[
     ".netlify",
     ".huggingface/token",
     ".cache/huggingface/token",
+    // rt9 F9: credentials inside tool homes the sandbox opens: adb's
+    // private key, huggingface_hub's token store, RubyGems' XDG
+    // credentials, uv's credential store.
+    ".android/adbkey",
+    ".cache/huggingface/stored_tokens",
+    ".local/share/gem/credentials",
+    ".local/share/uv/credentials",
     ".config/anthropic",
     ".config/openai",
     // The credential stores of the build tools that run sandboxed since

@@ -512,6 +512,32 @@ pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Opti
         }
     }
     let _ = walk_from;
+    // Targets after an option (`make test -s install`, `mvn test -q
+    // deploy`): a task runner runs every one of them, wherever it stands,
+    // so each is a word of the verb (§15.20); one that is not verb-like
+    // leaves the call unnamed. (Not CLIs walking open-ended command groups
+    // with `targets`, `az group delete -n rg`: words after their options
+    // are option values the model does not list.)
+    if leaf.targets && matches!(leaf.kind, shellgate_programs::Kind::Build) {
+        for &i in &p.positionals {
+            // Variable definitions (any word with `=`, `'CC = clang'`
+            // too: judged by the make-variable rule) and the job count or
+            // load of a separate `-j 8` / `-l 2.5`, which make takes when
+            // it is a number.
+            let number_after_jobs = r.text(i).is_some_and(|t| {
+                !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '.')
+            }) && i.checked_sub(1).and_then(|j| r.text(j)).is_some_and(
+                |o| matches!(o, "-j" | "--jobs" | "-l" | "--load-average" | "--max-load"),
+            );
+            if i + 1 < next || r.text(i).is_some_and(|t| t.contains('=')) || number_after_jobs {
+                continue;
+            }
+            match argv.get(i + 1).and_then(verb_like) {
+                Some(v) => tokens.push(v),
+                None => named = false,
+            }
+        }
+    }
     let mut trimmed = false;
     while tokens.len() > 1 {
         match tokens.last() {

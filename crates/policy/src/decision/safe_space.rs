@@ -31,7 +31,7 @@ pub(crate) fn case_insensitive(os: Os) -> bool {
     os != Os::Linux
 }
 
-fn ci(ctx: &Context) -> bool {
+pub(super) fn ci(ctx: &Context) -> bool {
     case_insensitive(ctx.os)
 }
 
@@ -160,6 +160,9 @@ pub(super) fn reads_stay_safe(
         return false;
     }
     if inv.base() == "git" && !git_repo_trusted(inv, ctx, &roots) {
+        return false;
+    }
+    if inv.base() == "git" && prints_content(inv) && index_holds_secret(inv, ctx) {
         return false;
     }
     if runs_from_safe_root(inv, ctx, &roots) {
@@ -461,6 +464,61 @@ pub(super) fn grant_holds(ctx: &Context, gdir: Option<&str>, touches: &[&Touch])
         .iter()
         .filter(|t| within(&t.path, &root, ci))
         .all(|t| touch_within(ctx.fs, &root, t, None, ci))
+}
+
+/// git subcommands that print file content from the index, the work tree
+/// or history (not only names).
+fn prints_content(inv: &analyze::Invocation) -> bool {
+    const PRINTERS: &[&str] = &[
+        "diff",
+        "diff-index",
+        "diff-tree",
+        "diff-files",
+        "show",
+        "log",
+        "whatchanged",
+        "stash",
+        "grep",
+    ];
+    inv.reading.as_ref().is_none_or(|r| {
+        r.parsed
+            .nodes
+            .get(1)
+            .and_then(|n| n.names.first())
+            .is_some_and(|s| PRINTERS.contains(&s.as_str()))
+    })
+}
+
+/// A tracked template of a secret file (`.env.example`, `secrets.yml.sample`):
+/// committed on purpose, as many repositories do, and not a secret; naming
+/// it still asks (§8.3), but it does not make every diff ask.
+fn template(path: &str) -> bool {
+    const MARKERS: &[&str] = &[".example", ".sample", ".template", ".dist", ".tmpl", ".tpl"];
+    let name = paths::basename(path).to_ascii_lowercase();
+    MARKERS.iter().any(|m| name.ends_with(m))
+}
+
+/// Whether the index of the repository git opens holds a secret-looking
+/// path (§15.3): `git diff --cached`, `git show` and `git log -p` with no
+/// pathspec print it (a staged `.env`, rt9 F13). An index the gate cannot
+/// read counts as holding one.
+fn index_holds_secret(inv: &analyze::Invocation, ctx: &Context) -> bool {
+    let Some(cwd) = inv.cwd.as_deref() else {
+        return true;
+    };
+    let Some(index) = repo::index_file(ctx.fs, cwd) else {
+        return false;
+    };
+    if !matches!(ctx.fs.lstat(&index), Ok(pfs::FileKind::File)) {
+        // No index yet (a fresh repository), or not a plain file.
+        return ctx.fs.lstat(&index).is_ok();
+    }
+    match crate::creates::index_paths(ctx.fs, &index) {
+        Ok(paths) => paths
+            .iter()
+            .any(|p| crate::secrets::is_secret_path(p) && !template(p)),
+        Err(_) => true,
+    }
 }
 
 /// Whether any operand or read redirect names a secret (§8.3, §15.3):

@@ -149,8 +149,20 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
                 .iter()
                 .any(|x| x.verb == c.verb && !x.safe && !x.side_effect)
         };
+        // git reading a secret file by an option (`git commit -F .env`,
+        // `git tag -F`, `git notes add -F`): its content goes into history,
+        // which the safe `git log` and `git show` print (rt9 F5).
+        let records_secret = inv.base() == "git"
+            && c.touches.iter().any(|t| {
+                matches!(
+                    t.role,
+                    Some(shellgate_programs::Role::Read | shellgate_programs::Role::AtFile)
+                ) && crate::secrets::touch_names_secret(ctx.fs, t, super::safe_space::ci(ctx))
+            });
         let why = if uploads_secret {
             Some("it sends a secret-looking file over the network".to_string())
+        } else if records_secret {
+            Some("it records a secret-looking file in the repository's history".to_string())
         } else if needs_grant() {
             super::safe_space::git_repo_unsound_inside(inv, ctx)
                 .map(|why| format!("git would open a repository the gate does not trust ({why})"))

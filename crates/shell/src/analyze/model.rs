@@ -191,6 +191,156 @@ impl Walker<'_> {
                 }
             }
         }
+        // An in-place edit's backup suffix holding a `/` (`sed -i'DIR/*'`,
+        // `perl -i'bak/*'`): the backup is written at that path (a `*`
+        // becomes the file's name), anywhere — a write no verb names.
+        if matches!(p.program.id.as_str(), "sed" | "perl") {
+            for o in &p.opts {
+                if o.negated || !o.opt.has(shellgate_programs::fx::INPLACE) {
+                    continue;
+                }
+                if let Some(v) = o.value {
+                    if p.value_text(&args, v).is_none_or(|t| t.contains('/')) {
+                        uncovered.push(format!("backup_path:{}", p.program.id));
+                    }
+                }
+            }
+        }
+        // curl's URLs in a scheme other than the web's (`file:///…/.ssh/id_rsa`
+        // reads a local file, `dict:`, `gopher:`, `smb:`… reach other
+        // services), or a default protocol that makes a bare host one
+        // (`--proto-default file`): not what a grant for fetching covered
+        // (rt9 F10).
+        if p.program.id == "curl" {
+            let web = |t: &str| {
+                let lower = t.to_ascii_lowercase();
+                match lower.split_once("://") {
+                    Some((scheme, _)) => matches!(scheme, "http" | "https"),
+                    None => !lower.starts_with("file:"),
+                }
+            };
+            let mut other = false;
+            for u in judge::uses(p) {
+                if u.role == Role::Net {
+                    other |= p.value_text(&args, u.value).is_some_and(|t| !web(t));
+                }
+            }
+            for o in &p.opts {
+                if !o.negated && o.opt.name == "--proto-default" {
+                    other |= o.value.is_none_or(|v| {
+                        p.value_text(&args, v).is_none_or(|t| {
+                            !matches!(t.to_ascii_lowercase().as_str(), "http" | "https")
+                        })
+                    });
+                }
+            }
+            if other {
+                uncovered.push("url_scheme:curl".to_string());
+            }
+        }
+        // Maven's and Gradle's system and project properties (`-Dk=v`,
+        // `-Pk=v`): a property can pick the JVM, an agent, a local
+        // repository, an extension class path or an output directory
+        // (`-Dmaven.repo.local=/x`, `-DargLine=-javaagent:…`, rt9 F12). One
+        // is covered by a grant only when its value names no path and its
+        // name no program, JVM argument, home, directory or file.
+        if matches!(p.program.id.as_str(), "mvn" | "gradle") {
+            for o in &p.opts {
+                let prop = matches!(o.opt.name.as_str(), "-D")
+                    || (p.program.id == "gradle" && o.opt.name == "-P");
+                if o.negated || !prop {
+                    continue;
+                }
+                let Some(t) = o.value.and_then(|v| p.value_text(&args, v)) else {
+                    uncovered.push(format!("property:{}", p.program.id));
+                    continue;
+                };
+                let (name, value) = t.split_once('=').unwrap_or((t, ""));
+                let name = name.to_ascii_lowercase();
+                const KEYS: &[&str] = &[
+                    "executable",
+                    "jvm",
+                    "argline",
+                    "jvmargs",
+                    "java.home",
+                    "class.path",
+                    "classpath",
+                    "repo.local",
+                    "user.home",
+                    "agent",
+                    "home",
+                    "dir",
+                    "directory",
+                    "file",
+                    "path",
+                    "command",
+                    "script",
+                    "url",
+                    "repository",
+                ];
+                let path_value =
+                    value.contains(['/', '\\', '$', '`', '@']) || value.starts_with('~');
+                if path_value || KEYS.iter().any(|k| name.ends_with(k)) {
+                    uncovered.push(format!("property:{}", p.program.id));
+                }
+            }
+        }
+        // Options of the test binary a build runs, which the verb does not
+        // show: libtest's `--logfile PATH` after `cargo test --` (it
+        // truncates PATH, rt9 F8) and Go's `-test.*` flags (profiles, logs,
+        // cover and fuzz directories), wherever they stand.
+        if matches!(p.program.id.as_str(), "cargo" | "go") {
+            let after = p.dashdash.map_or(usize::MAX, |d| d + 1);
+            for (i, a) in args.iter().enumerate() {
+                let t = match a {
+                    Arg::Static(t) => *t,
+                    Arg::Dynamic { prefix } => prefix,
+                };
+                let harness = if p.program.id == "cargo" {
+                    i >= after && t.starts_with("--logfile")
+                } else {
+                    t.starts_with("-test.") || t.starts_with("--test.")
+                };
+                if harness {
+                    uncovered.push(format!("test_binary_option:{}", p.program.id));
+                    break;
+                }
+            }
+        }
+        // docker build's exporters and cache export written as a spec
+        // (`--output type=local,dest=/x`, `--cache-to type=local,dest=/x`):
+        // the client writes the destination on the host, which the value
+        // read as one path does not show (rt9).
+        if p.program.id == "docker" {
+            for o in &p.opts {
+                if o.negated || !matches!(o.opt.name.as_str(), "-o" | "--cache-to") {
+                    continue;
+                }
+                let spec = o
+                    .value
+                    .is_none_or(|v| p.value_text(&args, v).is_none_or(|t| t.contains('=')));
+                if spec {
+                    uncovered.push("export_spec:docker".to_string());
+                }
+            }
+        }
+        // kubectl's printers that read a template from a file (`-o
+        // go-template-file=PATH`, `jsonpath-file=`, `custom-columns-file=`,
+        // with `--template=PATH`): a read of any file, printed as it is
+        // when it holds no template action (rt9 F6).
+        if p.program.id == "kubectl" {
+            for o in &p.opts {
+                if o.negated || o.opt.name != "-o" {
+                    continue;
+                }
+                let reads_file = o
+                    .value
+                    .is_none_or(|v| p.value_text(&args, v).is_none_or(|t| t.contains("-file")));
+                if reads_file {
+                    uncovered.push("template_file:kubectl".to_string());
+                }
+            }
+        }
         // make's command-line variables (§15.20): `SHELL=`, `.SHELLFLAGS=`,
         // `MAKEFLAGS=` choose code; a value or name holding `$(`/`${`/a
         // backquote runs make functions (`$(shell …)`) in every recipe.
@@ -200,11 +350,25 @@ impl Walker<'_> {
                 let Some((name, value)) = t.split_once('=') else {
                     continue;
                 };
-                if name.is_empty() {
+                if name.trim().is_empty() {
                     continue;
                 }
-                let name = name.trim_end_matches([':', '+', '?', '!']);
-                let code = name.contains(['$', '(', '`'])
+                // `X != CMD` is a shell assignment: make runs CMD while it
+                // reads its arguments (checked for hard deny as a command
+                // string). Blanks around the operator are make's, not part
+                // of the name (`'CC = touch x;'` sets CC).
+                let shell_assign = name.trim_end().ends_with('!');
+                let name = name
+                    .trim()
+                    .trim_end_matches([':', '+', '?', '!'])
+                    .trim_end();
+                let value = value.trim_start();
+                if shell_assign {
+                    let cmd = value.to_string();
+                    self.ungated_text(&cmd, own_cwd, ctx);
+                }
+                let code = shell_assign
+                    || name.contains(['$', '(', '`', ' ', '\t'])
                     || value.contains("$(")
                     || value.contains("${")
                     || value.contains('`')
