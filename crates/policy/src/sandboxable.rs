@@ -62,6 +62,9 @@ const EDIT_WRITERS: &[&str] = &[
 /// tools the project installed (a virtualenv's, node's local bin).
 pub(crate) const ENV_BINS: &[&str] = &["/.venv/bin", "/venv/bin", "/node_modules/.bin"];
 
+/// Install directories of the toolchains' own package managers.
+const USER_TOOL_BINS: &[&str] = &["~/go/bin", "~/.cargo/bin"];
+
 /// Build-tool wrapper scripts a project carries by convention, judged as
 /// the tool they wrap (`bin/rails test` as `rails test`: `bin/rails
 /// credentials:show` or `bin/rails runner CODE` is not a build).
@@ -183,7 +186,15 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
         let parent = paths::parent(&path);
         let env_bin =
             known && ENV_BINS.iter().any(|d| parent.ends_with(d)) && (place.in_project)(&parent);
-        if env_bin {
+        // The toolchains' install directories (`~/go/bin/golangci-lint`,
+        // `~/.cargo/bin/cargo-nextest`): where `go install` and `cargo
+        // install` put the program a bare name finds on `PATH`; a sandboxed
+        // run cannot write there. Judged by its name, as that bare name is.
+        let tool_bin = known
+            && USER_TOOL_BINS
+                .iter()
+                .any(|d| parent == expand_home(d, home));
+        if env_bin || tool_bin {
             // judged below by its name
         } else if (place.in_project)(&path) {
             if known && !PROJECT_WRAPPERS.contains(&base.as_str()) {
