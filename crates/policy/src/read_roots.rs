@@ -87,11 +87,9 @@ const BUILTIN_TREES: &[&str] = &[
 ];
 
 /// Directories whose entries (not subtrees) may be listed and read.
-///
-/// Python's package caches are listed, not walked: what a cache keeps from a
-/// private index or a git dependency is not public, but its top level is
-/// only the cache's own buckets (`ls ~/.cache/uv`).
-const BUILTIN_DIRS: &[&str] = &["/etc/alternatives", "~/.cache/uv", "~/.cache/pip"];
+/// (Not Python's package caches: what they keep from a private index is
+/// not public, and a recursive lister prints its package names, rt10 F9.)
+const BUILTIN_DIRS: &[&str] = &["/etc/alternatives"];
 
 /// Single files that describe the machine.
 const BUILTIN_FILES: &[&str] = &[

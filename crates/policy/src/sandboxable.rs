@@ -756,8 +756,11 @@ const RUNNER_PLAIN_OPTIONS: &[&str] = &[
 /// Command interpreters the shell analysis does not name: a project
 /// runner started with one reads commands, it runs no tool.
 const OTHER_SHELLS: &[&str] = &[
-    "csh", "tcsh", "fish", "ash", "mksh", "yash", "xonsh", "elvish", "nu", "busybox", "toybox",
-    "ipython", "irb", "pry",
+    "csh", "tcsh", "fish", "ash", "ksh", "mksh", "yash", "xonsh", "elvish", "nu", "busybox",
+    "toybox", "ipython", "irb", "pry", "tclsh", "wish", "expect", "guile", "racket", "sbcl",
+    "clisp", "ocaml", "swipl", "graalpy", "pypy", "jython", "R", "Rscript", "julia", "octave",
+    "jshell", "groovy", "clojure", "clj", "scala", "elixir", "iex", "erl", "escript", "lua",
+    "luajit", "tcc", "gdb", "lldb",
 ];
 
 /// A tool the model does not know, run by a project-environment runner
@@ -784,7 +787,7 @@ fn project_tool(inner: &Invocation, home: &str, safe: &SafeVerbs) -> bool {
         || is_path_aware(&program)
         || is_interpreter(&program)
         || is_shell(&program)
-        || OTHER_SHELLS.contains(&program.as_str())
+        || other_shell(&program)
         || safe
             .entries()
             .any(|e| e.split_whitespace().next() == Some(program.as_str()))
@@ -792,8 +795,43 @@ fn project_tool(inner: &Invocation, home: &str, safe: &SafeVerbs) -> bool {
     {
         return false;
     }
+    // A tool followed by a program it runs (`setpriv bash -c …`, `foreman
+    // run rm -rf .`, `coverage run -m x`): an exec wrapper, not the
+    // project's tool (rt10 F5). A later word naming a shell, an
+    // interpreter, git, or a program the model knows as anything but a
+    // reader or a build (a writer, runner, installer, network client), or a
+    // code option (`-c`, `-e`, `-m`), refuses. (Readers and builds are
+    // ordinary words too: `alembic upgrade head`, `tool test`.)
     let words = Words::of(inner, home);
-    !words.texts.iter().any(|(t, _)| stop_word(t))
+    !words.texts.iter().any(|(t, _)| {
+        let base = basename(t);
+        let runs = lookup(base).is_some_and(|p| {
+            p.id == "git"
+                || !matches!(
+                    p.root.kind,
+                    Kind::Reader | Kind::Build | Kind::Other | Kind::System
+                )
+        });
+        stop_word(t)
+            || runs
+            || is_interpreter(base)
+            || is_shell(base)
+            || other_shell(base)
+            || matches!(
+                t.as_str(),
+                "-c" | "-e" | "--exec" | "--command" | "-m" | "--eval"
+            )
+    })
+}
+
+/// A command interpreter the analysis does not name, versioned spellings
+/// included (`tclsh8.6`, `busybox.static`, `ksh93`).
+fn other_shell(name: &str) -> bool {
+    let stem = name
+        .trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-')
+        .trim_end_matches(".static")
+        .trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
+    OTHER_SHELLS.contains(&stem) || OTHER_SHELLS.contains(&name)
 }
 
 /// A reader: `Edit` when its only write is a redirect, `Passive` when it

@@ -94,6 +94,10 @@ pub(crate) const HOME_SECRETS: &[&str] = &[
     ".cache/huggingface/stored_tokens",
     ".local/share/gem/credentials",
     ".local/share/uv/credentials",
+    // rt10 F12: .NET's certificate stores (private keys), PlatformIO's
+    // account token.
+    ".dotnet/corefx/cryptography",
+    ".platformio/appstate.json",
     ".config/anthropic",
     ".config/openai",
     // The credential stores of the build tools that run sandboxed since

@@ -361,6 +361,11 @@ fn git_repo_trusted(inv: &analyze::Invocation, ctx: &Context, roots: &[String]) 
     let Some(e) = inv.cwd.as_deref() else {
         return false;
     };
+    if has_glob(e) {
+        // `git -C evil* status`, `cd evil* && git status`: bash picks the
+        // directory, the gate would judge the literal name (rt10 F14).
+        return false;
+    }
     if repo::user_config_diffs_submodules(ctx.fs, &ctx.home, ctx.run_env.xdg_config_home) {
         return false;
     }
@@ -417,12 +422,20 @@ pub(super) fn git_repo_unsound_inside(inv: &analyze::Invocation, ctx: &Context) 
         return None;
     }
     let e = inv.cwd.as_deref()?;
+    if has_glob(e) {
+        return Some(format!("{e} is a pattern bash expands"));
+    }
     let ci = ci(ctx);
     let roots = safe_roots(ctx);
     if !roots.iter().any(|r| within(e, r, ci)) {
         return None;
     }
     own_repository(inv, ctx, e, &roots).err()
+}
+
+/// A directory written with a glob character (`*`, `?`, `[`).
+fn has_glob(p: &str) -> bool {
+    p.contains(['*', '?', '['])
 }
 
 /// The value of `--git-dir` among git's own options, before the subcommand.
@@ -479,6 +492,7 @@ fn prints_content(inv: &analyze::Invocation) -> bool {
         "whatchanged",
         "stash",
         "grep",
+        "reflog",
     ];
     inv.reading.as_ref().is_none_or(|r| {
         r.parsed
@@ -503,7 +517,7 @@ fn template(path: &str) -> bool {
 /// pathspec print it (a staged `.env`, rt9 F13). An index the gate cannot
 /// read counts as holding one.
 fn index_holds_secret(inv: &analyze::Invocation, ctx: &Context) -> bool {
-    let Some(cwd) = inv.cwd.as_deref() else {
+    let Some(cwd) = inv.cwd.as_deref().filter(|c| !has_glob(c)) else {
         return true;
     };
     let Some(index) = repo::index_file(ctx.fs, cwd) else {

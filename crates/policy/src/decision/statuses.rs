@@ -159,7 +159,16 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
                     Some(shellgate_programs::Role::Read | shellgate_programs::Role::AtFile)
                 ) && crate::secrets::touch_names_secret(ctx.fs, t, super::safe_space::ci(ctx))
             });
-        let why = if uploads_secret {
+        // A secret-looking file fed on standard input (`curl -d @- URL <
+        // .env`, `git commit -F - < .env`, `sed -n p - < .env`): a secret
+        // read, which a grant for the program never covers (rt10 F3/F8/F13).
+        let stdin_secret = c.touches.iter().any(|t| {
+            t.kind == crate::candidates::TouchKind::RedirectRead
+                && crate::secrets::touch_names_secret(ctx.fs, t, super::safe_space::ci(ctx))
+        });
+        let why = if stdin_secret {
+            Some("it reads a secret-looking file on standard input".to_string())
+        } else if uploads_secret {
             Some("it sends a secret-looking file over the network".to_string())
         } else if records_secret {
             Some("it records a secret-looking file in the repository's history".to_string())

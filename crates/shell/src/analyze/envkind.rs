@@ -277,14 +277,15 @@ pub fn classify(name: &str, extra_inert: &[String]) -> EnvKind {
 /// whose value names only a system location or a bare program name is
 /// judged as without the assignment. `value` is the static value.
 pub fn excused_by_value(name: &str, value: &str) -> bool {
-    // An editor that accepts the message or todo list as it is
-    // (`GIT_EDITOR=true git rebase --continue`): `true`, found on `PATH`
-    // like `CC=clang`.
+    // No editor at all: git takes `:` to mean "do not launch one"
+    // (`GIT_EDITOR=: git rebase --continue`). Not `true`: git finds it on
+    // `PATH` by execvp, and a project directory on `PATH` (an activated
+    // `.venv/bin`) may hold a planted one (rt10 F10).
     if matches!(
         name,
         "GIT_EDITOR" | "GIT_SEQUENCE_EDITOR" | "EDITOR" | "VISUAL"
     ) {
-        return value == "true";
+        return value == ":";
     }
     if always_code(name) {
         return false;
@@ -579,8 +580,9 @@ mod tests {
             assert!(!excused_by_value("RUSTFLAGS", bad), "{bad}");
         }
         assert!(excused_by_value("RUSTDOCFLAGS", "-D warnings"));
-        assert!(excused_by_value("GIT_EDITOR", "true"));
-        assert!(excused_by_value("GIT_SEQUENCE_EDITOR", "true"));
+        assert!(excused_by_value("GIT_EDITOR", ":"));
+        assert!(excused_by_value("GIT_SEQUENCE_EDITOR", ":"));
+        assert!(!excused_by_value("GIT_EDITOR", "true"));
         assert!(!excused_by_value("GIT_EDITOR", "./true"));
         assert!(!excused_by_value("GIT_EDITOR", "vim"));
         assert!(!excused_by_value("GIT_EDITOR", "true; id"));

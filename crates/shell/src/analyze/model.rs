@@ -200,7 +200,20 @@ impl Walker<'_> {
                     continue;
                 }
                 if let Some(v) = o.value {
-                    if p.value_text(&args, v).is_none_or(|t| t.contains('/')) {
+                    // A suffix with `*` names the backup itself (any name:
+                    // `-i'.mcp.jso*'` made `.mcp.json`, rt10 F2), and one that
+                    // makes a dot-file's backup (`.mcp` + `.json`) may name a
+                    // protected file: only a plain suffix on plain names.
+                    let dot_backup = p.operands().iter().any(|op| {
+                        matches!(op.role, Role::ReadWrite | Role::Read)
+                            && reading
+                                .text(op.at)
+                                .is_none_or(|f| crate::paths::basename(f).starts_with('.'))
+                    });
+                    if p.value_text(&args, v)
+                        .is_none_or(|t| t.contains(['/', '*']) || t.is_empty())
+                        || dot_backup
+                    {
                         uncovered.push(format!("backup_path:{}", p.program.id));
                     }
                 }
@@ -280,7 +293,15 @@ impl Walker<'_> {
                 ];
                 let path_value =
                     value.contains(['/', '\\', '$', '`', '@']) || value.starts_with('~');
-                if path_value || KEYS.iter().any(|k| name.ends_with(k)) {
+                // A debugger's listener (`-Dmaven.surefire.debug`,
+                // `-agentlib:jdwp=…,server=y`, rt10 F11) runs code for
+                // whoever connects.
+                let lower = value.to_ascii_lowercase();
+                let debugger = name.contains("debug")
+                    || ["agentlib", "jdwp", "xdebug", "xrunjdwp"]
+                        .iter()
+                        .any(|d| lower.contains(d));
+                if path_value || debugger || KEYS.iter().any(|k| name.ends_with(k)) {
                     uncovered.push(format!("property:{}", p.program.id));
                 }
             }
@@ -324,6 +345,22 @@ impl Walker<'_> {
                 }
             }
         }
+        // pytest expands environment variables in `--rootdir` itself
+        // (`--rootdir='$HOME'`, rt10 F6): the value is no path the gate can
+        // resolve.
+        if p.program.id == "pytest" {
+            for o in &p.opts {
+                if o.negated || o.opt.name != "--rootdir" {
+                    continue;
+                }
+                if o.value.is_none_or(|v| {
+                    p.value_text(&args, v)
+                        .is_none_or(|t| t.contains(['$', '%', '~']))
+                }) {
+                    uncovered.push("rootdir_variables:pytest".to_string());
+                }
+            }
+        }
         // kubectl's printers that read a template from a file (`-o
         // go-template-file=PATH`, `jsonpath-file=`, `custom-columns-file=`,
         // with `--template=PATH`): a read of any file, printed as it is
@@ -333,9 +370,10 @@ impl Walker<'_> {
                 if o.negated || o.opt.name != "-o" {
                     continue;
                 }
+                // (`templatefile`, kubectl's other spelling, rt10 F7.)
                 let reads_file = o
                     .value
-                    .is_none_or(|v| p.value_text(&args, v).is_none_or(|t| t.contains("-file")));
+                    .is_none_or(|v| p.value_text(&args, v).is_none_or(|t| t.contains("file")));
                 if reads_file {
                     uncovered.push("template_file:kubectl".to_string());
                 }
@@ -369,6 +407,14 @@ impl Walker<'_> {
                 }
                 let code = shell_assign
                     || name.contains(['$', '(', '`', ' ', '\t'])
+                    // make's special variables (`.EXTRA_PREREQS=install`
+                    // adds a goal to every target, `.RECIPEPREFIX`,
+                    // `.ONESHELL`, rt10 F1) and its own variables.
+                    || name.starts_with('.')
+                    || name.starts_with("MAKE")
+                    || name == "GNUMAKEFLAGS"
+                    || name == "VPATH"
+                    || name == "SUFFIXES"
                     || value.contains("$(")
                     || value.contains("${")
                     || value.contains('`')
