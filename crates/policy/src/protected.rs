@@ -1022,11 +1022,24 @@ pub fn assess(p: &Protected, inv: &Invocation, touches: &[Touch], reader: bool) 
             TouchKind::Operand => base != "git" && !by_plan,
             _ => false,
         };
-        if written
-            && p.variants(t, Access::Write).iter().any(|v| {
-                repo::is_git_internal(v, p.ci)
-                    || repo::git_reads_as_config(p.fs, v, &p.home, p.xdg_config_home.as_deref())
-            })
+        // A glob whose directory part may be a git directory (`.gi?/config`,
+        // `.[g]it/hooks/x`, rt10 F17): bash expands it, the variants above
+        // see only its static directory.
+        let glob_git = matches!(t.scope, Scope::Glob { .. })
+            && t.raw
+                .split('/')
+                .any(|seg| seg.contains(['*', '?', '[']) && resolve::glob_match(seg, ".git", p.ci));
+        let reads_only = matches!(
+            t.role,
+            Some(shellgate_programs::Role::Read | shellgate_programs::Role::List)
+        );
+        let glob_operand = glob_git && t.kind == TouchKind::Operand && base != "git" && !reads_only;
+        if (written || glob_operand)
+            && (glob_git
+                || p.variants(t, Access::Write).iter().any(|v| {
+                    repo::is_git_internal(v, p.ci)
+                        || repo::git_reads_as_config(p.fs, v, &p.home, p.xdg_config_home.as_deref())
+                }))
         {
             push("git_internals", &mut out);
         }

@@ -224,6 +224,17 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
         if mentions_secret_variable(inv) {
             return Err("it puts a credential's variable into its words");
         }
+        // A secret-looking file it names (`git commit -F build/.en?`): the
+        // sandbox hides the project's secrets only to a depth and outside
+        // build directories (rt10 F19), so a named one is a human's call.
+        let ci = super::safe_space::ci(ctx);
+        if cc
+            .touches
+            .iter()
+            .any(|t| crate::secrets::touch_names_secret(ctx.fs, t, ci))
+        {
+            return Err("it names a secret-looking file");
+        }
         // A command substitution runs confined too; it may only read
         // (`git commit -m "$(cat <<'EOF' …)"`, `make -j$(nproc)`): every
         // candidate it names is safe or a side effect, and it redirects no

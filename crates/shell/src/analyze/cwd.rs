@@ -76,6 +76,11 @@ impl Walker<'_> {
                 }
                 let new = match target {
                     None => Some(self.env.home.clone()),
+                    // `cd evil*`: bash picks the directory (rt10 F14, F17).
+                    Some(w) if w.glob => {
+                        self.reason("dynamic_path");
+                        None
+                    }
                     Some(w) => match w.expanded(&self.env.home) {
                         Some(v) if v == "-" => {
                             self.reason("dynamic_path");
@@ -137,7 +142,11 @@ fn git_dir_override(w: &mut Walker, argv: &[Word], cwd: Option<String>) -> Optio
         let v = word.literal().unwrap_or_default();
         match v.as_str() {
             "-C" => {
-                match argv.get(i + 1).and_then(|d| d.expanded(&w.env.home)) {
+                match argv
+                    .get(i + 1)
+                    .filter(|d| !d.glob)
+                    .and_then(|d| d.expanded(&w.env.home))
+                {
                     Some(d) => out = resolve_opt(out.as_deref(), &d),
                     None => {
                         w.reason("dynamic_path");
@@ -183,7 +192,7 @@ fn dir_flag_override(
             None
         };
         if let Some(d) = dir_word {
-            match d.expanded(&w.env.home) {
+            match d.expanded(&w.env.home).filter(|_| !d.glob) {
                 Some(p) => out = resolve_opt(out.as_deref(), &p),
                 None => {
                     w.reason("dynamic_path");

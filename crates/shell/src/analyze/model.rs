@@ -379,6 +379,27 @@ impl Walker<'_> {
                 }
             }
         }
+        // patch's backup names: `-B PREFIX` goes before the whole file name
+        // (`-B .gi t/hooks/pre-commit` backs up to .git/hooks/pre-commit,
+        // rt10 F16), `-Y` before its base name, `-z` after it.
+        if p.program.id == "patch" {
+            for o in &p.opts {
+                if o.negated || !matches!(o.opt.name.as_str(), "-B" | "-Y" | "-z") {
+                    continue;
+                }
+                let plain = o
+                    .value
+                    .and_then(|v| p.value_text(&args, v))
+                    .is_some_and(|t| {
+                        o.opt.name == "-z"
+                            && !t.contains('/')
+                            && t.starts_with(['.', '~', '_', '-'])
+                    });
+                if !plain {
+                    uncovered.push("backup_path:patch".to_string());
+                }
+            }
+        }
         // make's command-line variables (§15.20): `SHELL=`, `.SHELLFLAGS=`,
         // `MAKEFLAGS=` choose code; a value or name holding `$(`/`${`/a
         // backquote runs make functions (`$(shell …)`) in every recipe.
@@ -618,6 +639,7 @@ impl Walker<'_> {
     pub(super) fn model_chdir(
         &mut self,
         reading: &Reading,
+        argv: &[Word],
         own_cwd: Option<String>,
     ) -> Option<String> {
         let args = reading.args();
@@ -628,7 +650,10 @@ impl Walker<'_> {
                 continue;
             }
             let Some(v) = o.value else { continue };
-            match p.value_text(&args, v) {
+            // A directory written as a glob (`tar -C .gi?/hooks`, `make -C
+            // sub*`): bash picks it (rt10 F17).
+            let glob = argv.get(v.at + 1).is_some_and(|w| w.glob);
+            match p.value_text(&args, v).filter(|_| !glob) {
                 Some(d) => out = resolve_opt(out.as_deref(), d),
                 None => {
                     self.reason("dynamic_path");

@@ -443,7 +443,7 @@ impl<'e> Walker<'e> {
         // DIR …: the directory of this command only.
         let (own_cwd, uncovered) = match &reading {
             Some(reading) => {
-                let own_cwd = self.model_chdir(reading, own_cwd);
+                let own_cwd = self.model_chdir(reading, &argv, own_cwd);
                 let unc = self.model_reasons(reading, &argv, own_cwd.as_deref(), s.start, ctx);
                 (own_cwd, unc)
             }
