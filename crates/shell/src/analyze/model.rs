@@ -258,6 +258,13 @@ impl Walker<'_> {
         // is covered by a grant only when its value names no path and its
         // name no program, JVM argument, home, directory or file.
         if matches!(p.program.id.as_str(), "mvn" | "gradle") {
+            // Gradle's test task option opening a JDWP listener (rt10 F11).
+            if args
+                .iter()
+                .any(|a| matches!(a, Arg::Static(t) if t.starts_with("--debug-jvm")))
+            {
+                uncovered.push(format!("property:{}", p.program.id));
+            }
             for o in &p.opts {
                 let prop = matches!(o.opt.name.as_str(), "-D")
                     || (p.program.id == "gradle" && o.opt.name == "-P");

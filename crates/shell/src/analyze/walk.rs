@@ -691,6 +691,18 @@ impl<'e> Walker<'e> {
             }
         }
         let reading = Reading::of(&argv, &self.env.home);
+        // A program the model does not know that runs its arguments
+        // (`uv run setpriv bash -c 'rm -rf /'`, `bundle exec foreman run rm
+        // -rf /`): the suffix from a program hard deny concerns, or a
+        // shell, meets hard deny too, as at the top level (rt10 F5).
+        if reading.is_none() && !is_sh {
+            if let Some(i) = argv.iter().enumerate().skip(1).find_map(|(i, w)| {
+                let b = basename(&w.literal()?).to_ascii_lowercase();
+                (super::model::concerns_hard_deny(&b) || is_shell(&b)).then_some(i)
+            }) {
+                self.ungated_argv(argv[i..].to_vec(), cwd, start);
+            }
+        }
         self.out.invocations.push(Invocation {
             start: start.saturating_add(1),
             argv,
