@@ -1017,9 +1017,13 @@ pub fn assess(p: &Protected, inv: &Invocation, touches: &[Touch], reader: bool) 
     let base = inv.base();
     let by_plan = !plan.is_empty() || b.dest_last;
     for t in touches {
+        // An option's value the program writes (`patch -r
+        // .git/hooks/pre-commit`, rt11 F4) is judged whatever the plan
+        // read.
+        let option_write = matches!(t.role, Some(shellgate_programs::Role::Write));
         let written = match t.kind {
             TouchKind::RedirectWrite => true,
-            TouchKind::Operand => base != "git" && !by_plan,
+            TouchKind::Operand => base != "git" && (!by_plan || option_write),
             _ => false,
         };
         // A glob whose directory part may be a git directory (`.gi?/config`,

@@ -805,13 +805,15 @@ fn project_tool(inner: &Invocation, home: &str, safe: &SafeVerbs) -> bool {
     let words = Words::of(inner, home);
     !words.texts.iter().any(|(t, _)| {
         let base = basename(t);
-        let runs = lookup(base).is_some_and(|p| {
-            p.id == "git"
-                || !matches!(
-                    p.root.kind,
-                    Kind::Reader | Kind::Build | Kind::Other | Kind::System
-                )
-        });
+        // Any program the model knows (awk's `system()`, sed's `e`, find's
+        // `-exec` run code too, rt11 F1), but for words that are also
+        // ordinary subcommand or argument words.
+        const WORDS: &[&str] = &[
+            "head", "test", "run", "list", "show", "status", "check", "build", "version", "help",
+            "info", "tree", "stat", "date", "id", "sort", "file", "which", "more", "seq", "cut",
+            "join", "split", "install", "init", "w",
+        ];
+        let runs = lookup(base).is_some() && !WORDS.contains(&base);
         stop_word(t)
             || runs
             || is_interpreter(base)

@@ -494,13 +494,29 @@ fn prints_content(inv: &analyze::Invocation) -> bool {
         "grep",
         "reflog",
     ];
+    // `git status -v` and `git commit -v` show the staged diff (rt11 F5).
+    let verbose = inv.argv.iter().skip(1).any(|w| {
+        w.lit().is_some_and(|v| {
+            v == "--verbose" || (v.starts_with('-') && !v.starts_with("--") && v.contains('v'))
+        })
+    });
     inv.reading.as_ref().is_none_or(|r| {
         r.parsed
             .nodes
             .get(1)
             .and_then(|n| n.names.first())
-            .is_some_and(|s| PRINTERS.contains(&s.as_str()))
+            .is_some_and(|s| {
+                PRINTERS.contains(&s.as_str())
+                    || (verbose && matches!(s.as_str(), "status" | "commit"))
+            })
     })
+}
+
+/// [`prints_content`] and [`index_holds_secret`] together, for the
+/// sandboxed allow: a git call printing a staged secret does not run
+/// confined without a human either.
+pub(super) fn git_prints_staged_secret(inv: &analyze::Invocation, ctx: &Context) -> bool {
+    inv.base() == "git" && prints_content(inv) && index_holds_secret(inv, ctx)
 }
 
 /// A tracked template of a secret file (`.env.example`, `secrets.yml.sample`):

@@ -224,6 +224,9 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
         if mentions_secret_variable(inv) {
             return Err("it puts a credential's variable into its words");
         }
+        if super::safe_space::git_prints_staged_secret(inv, ctx) {
+            return Err("git would print a secret-looking file staged in the index");
+        }
         // A secret-looking file it names (`git commit -F build/.en?`): the
         // sandbox hides the project's secrets only to a depth and outside
         // build directories (rt10 F19), so a named one is a human's call.

@@ -162,14 +162,22 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
         // A secret-looking file fed on standard input (`curl -d @- URL <
         // .env`, `git commit -F - < .env`, `sed -n p - < .env`): a secret
         // read, which a grant for the program never covers (rt10 F3/F8/F13).
+        // (`<> .env` opens it for reading too, rt11 F2.)
+        let read_write = inv
+            .redirects
+            .iter()
+            .any(|r| r.kind == shellgate_shell::syntax::RedirKind::ReadWrite);
         let stdin_secret = c.touches.iter().any(|t| {
-            t.kind == crate::candidates::TouchKind::RedirectRead
+            (t.kind == crate::candidates::TouchKind::RedirectRead
+                || (read_write && t.kind == crate::candidates::TouchKind::RedirectWrite))
                 && crate::secrets::touch_names_secret(ctx.fs, t, super::safe_space::ci(ctx))
         });
         let why = if stdin_secret {
             Some("it reads a secret-looking file on standard input".to_string())
         } else if uploads_secret {
             Some("it sends a secret-looking file over the network".to_string())
+        } else if super::safe_space::git_prints_staged_secret(inv, ctx) {
+            Some("it prints a secret-looking file staged in the index".to_string())
         } else if records_secret {
             Some("it records a secret-looking file in the repository's history".to_string())
         } else if needs_grant() {

@@ -190,6 +190,12 @@ fn code_by_shape(name: &str) -> bool {
     ];
     let upper = name.to_ascii_uppercase();
     EXACT.contains(&name)
+        // make reads every variable of its environment: MAKEOVERRIDES
+        // carries assignments to sub-makes (`X!=CMD`, rt11 F3), and its
+        // special variables start with a dot.
+        || name.starts_with("MAKE")
+        || name == "GNUMAKEFLAGS"
+        || name.starts_with('.')
         || upper.starts_with("NPM_CONFIG_")
         || upper.starts_with("YARN_")
         || upper.starts_with("PNPM_")

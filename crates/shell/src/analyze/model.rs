@@ -250,6 +250,41 @@ impl Walker<'_> {
             if other {
                 uncovered.push("url_scheme:curl".to_string());
             }
+            // curl's own expansions (rt11 F9, F10): a URL glob (`{a,b}`,
+            // `[1-3]`) names output files through `-o '#1'`, and file names
+            // given to an upload as a glob, a `{…}` list, a comma list or in
+            // quotes are more files than the word shows.
+            let globoff = p.has("-g");
+            let special = |t: &str| t.contains(['*', '?', '[', ']', '{', '}', ',', '"', '\'']);
+            let mut expands = false;
+            for o in &p.opts {
+                if o.negated {
+                    continue;
+                }
+                let v = o.value.and_then(|v| p.value_text(&args, v));
+                match o.opt.name.as_str() {
+                    "-o" => expands |= v.is_none_or(|t| t.contains('#')),
+                    "-T" => expands |= v.is_none_or(special),
+                    _ if o.opt.value == Role::AtFile => {
+                        expands |= v.is_none_or(|t| {
+                            t.find(['@', '<']).is_some_and(|i| special(&t[i + 1..]))
+                        })
+                    }
+                    _ => {}
+                }
+            }
+            if !globoff {
+                for u in judge::uses(p) {
+                    if u.role == Role::Net {
+                        expands |= p
+                            .value_text(&args, u.value)
+                            .is_none_or(|t| t.contains(['{', '[']));
+                    }
+                }
+            }
+            if expands {
+                uncovered.push("curl_expansion:curl".to_string());
+            }
         }
         // Maven's and Gradle's system and project properties (`-Dk=v`,
         // `-Pk=v`): a property can pick the JVM, an agent, a local
@@ -357,7 +392,8 @@ impl Walker<'_> {
         // resolve.
         if p.program.id == "pytest" {
             for o in &p.opts {
-                if o.negated || o.opt.name != "--rootdir" {
+                // (`--junitxml='$HOME/.bashrc'` too, rt11 F8: any value.)
+                if o.negated || o.value.is_none() {
                     continue;
                 }
                 if o.value.is_none_or(|v| {

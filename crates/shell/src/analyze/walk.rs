@@ -698,9 +698,28 @@ impl<'e> Walker<'e> {
         if reading.is_none() && !is_sh {
             if let Some(i) = argv.iter().enumerate().skip(1).find_map(|(i, w)| {
                 let b = basename(&w.literal()?).to_ascii_lowercase();
-                (super::model::concerns_hard_deny(&b) || is_shell(&b)).then_some(i)
+                (super::model::concerns_hard_deny(&b)
+                    || is_shell(&b)
+                    || shellgate_programs::lookup(&b).is_some())
+                .then_some(i)
             }) {
                 self.ungated_argv(argv[i..].to_vec(), cwd, start);
+            }
+        }
+        // Program text that hands strings to a shell (`awk
+        // 'BEGIN{system("…")}'` on a runner's command line): checked for
+        // hard deny, as for a gated call.
+        if let Some(r) = &reading {
+            let texts: Vec<String> = r
+                .operands()
+                .iter()
+                .filter(|op| op.role == shellgate_programs::Role::Code)
+                .filter_map(|op| r.text(op.at).map(str::to_string))
+                .collect();
+            for t in texts {
+                for cmd in super::inline::shell_strings(&t) {
+                    self.ungated_text(&cmd, cwd, &Ctx::default());
+                }
             }
         }
         self.out.invocations.push(Invocation {
