@@ -153,6 +153,18 @@ pub fn concerns_hard_deny(base: &str) -> bool {
     NAMES.contains(&base) || base.starts_with("mkfs")
 }
 
+/// Whether an option named in `names` (canonical names) is present, not
+/// negated, with a value that is missing, known only at run time, or for
+/// which `bad` holds.
+fn value_of_any(p: &Parsed, args: &[Arg], names: &[&str], bad: impl Fn(&str) -> bool) -> bool {
+    p.opts.iter().any(|o| {
+        !o.negated
+            && names.contains(&o.opt.name.as_str())
+            && o.value
+                .is_none_or(|v| p.value_text(args, v).is_none_or(&bad))
+    })
+}
+
 impl Walker<'_> {
     /// Reasons and inner commands the program model finds in a gated
     /// invocation: options and program text no grant covers, command
@@ -374,53 +386,33 @@ impl Walker<'_> {
         // (`--output type=local,dest=/x`, `--cache-to type=local,dest=/x`):
         // the client writes the destination on the host, which the value
         // read as one path does not show (rt9).
-        if p.program.id == "docker" {
-            for o in &p.opts {
-                if o.negated || !matches!(o.opt.name.as_str(), "-o" | "--cache-to") {
-                    continue;
-                }
-                let spec = o
-                    .value
-                    .is_none_or(|v| p.value_text(&args, v).is_none_or(|t| t.contains('=')));
-                if spec {
-                    uncovered.push("export_spec:docker".to_string());
-                }
-            }
+        if p.program.id == "docker"
+            && value_of_any(p, &args, &["-o", "--cache-to"], |t| t.contains('='))
+        {
+            uncovered.push("export_spec:docker".to_string());
         }
         // pytest expands environment variables in `--rootdir` itself
         // (`--rootdir='$HOME'`, rt10 F6): the value is no path the gate can
         // resolve.
-        if p.program.id == "pytest" {
-            for o in &p.opts {
-                // (`--junitxml='$HOME/.bashrc'` too, rt11 F8: any value.)
-                if o.negated || o.value.is_none() {
-                    continue;
-                }
-                if o.value.is_none_or(|v| {
-                    p.value_text(&args, v)
-                        .is_none_or(|t| t.contains(['$', '%', '~']))
-                }) {
-                    uncovered.push("rootdir_variables:pytest".to_string());
-                }
-            }
+        // (`--junitxml='$HOME/.bashrc'` too, rt11 F8: any option's value.)
+        if p.program.id == "pytest"
+            && p.opts.iter().any(|o| {
+                !o.negated
+                    && o.value.is_some_and(|v| {
+                        p.value_text(&args, v)
+                            .is_none_or(|t| t.contains(['$', '%', '~']))
+                    })
+            })
+        {
+            uncovered.push("rootdir_variables:pytest".to_string());
         }
         // kubectl's printers that read a template from a file (`-o
         // go-template-file=PATH`, `jsonpath-file=`, `custom-columns-file=`,
         // with `--template=PATH`): a read of any file, printed as it is
         // when it holds no template action (rt9 F6).
-        if p.program.id == "kubectl" {
-            for o in &p.opts {
-                if o.negated || o.opt.name != "-o" {
-                    continue;
-                }
-                // (`templatefile`, kubectl's other spelling, rt10 F7.)
-                let reads_file = o
-                    .value
-                    .is_none_or(|v| p.value_text(&args, v).is_none_or(|t| t.contains("file")));
-                if reads_file {
-                    uncovered.push("template_file:kubectl".to_string());
-                }
-            }
+        // (`templatefile`, kubectl's other spelling, rt10 F7.)
+        if p.program.id == "kubectl" && value_of_any(p, &args, &["-o"], |t| t.contains("file")) {
+            uncovered.push("template_file:kubectl".to_string());
         }
         // patch's backup names: `-B PREFIX` goes before the whole file name
         // (`-B .gi t/hooks/pre-commit` backs up to .git/hooks/pre-commit,
