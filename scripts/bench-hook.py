@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Wall and CPU time of `shellgate hook` against /bin/true.
 
-Usage: scripts/bench-hook.py [-n RUNS] BINARY [BINARY ...]
+Usage: scripts/bench-hook.py [-n RUNS] [--serve] BINARY [BINARY ...]
 
 Each binary runs `hook claude-code` on a Bash `git status` event in a fresh
 home's project (an allow with the full evaluation and the audit-log write)
@@ -9,9 +9,15 @@ and `hook codex` on an ungated tool (no evaluation: the process cost), with
 stdin from a file; all commands are interleaved run by run so machine load
 hits them alike. Wall time around posix_spawn + wait4, CPU time (user + sys,
 the hook's children included) from wait4's rusage. Prints medians and p10.
+
+A BINARY may be the hook client `shellgate-hook`. With --serve, the approval
+service (`shellgate serve`, the `shellgate` next to the first BINARY) runs
+for the bench's home during the runs, so the client has it evaluate the
+events; without it the client runs the standalone hook.
 """
 import json
 import os
+import subprocess
 import statistics
 import sys
 import tempfile
@@ -21,9 +27,14 @@ import time
 def main():
     args = sys.argv[1:]
     runs = 200
-    if len(args) >= 2 and args[0] == "-n":
-        runs = int(args[1])
-        args = args[2:]
+    serve = False
+    while args and args[0] in ("-n", "--serve"):
+        if args[0] == "--serve":
+            serve = True
+            args = args[1:]
+        else:
+            runs = int(args[1])
+            args = args[2:]
     if not args:
         print(__doc__)
         return 2
@@ -41,6 +52,29 @@ def main():
     env = dict(os.environ, HOME=home, CLAUDE_CODE_SESSION_ATTENDED="1", CLAUDE_PROJECT_DIR=home + "/proj")
     env.pop("SHELLGATE_HOME", None)
     env.pop("SHELLGATE_FAULT", None)
+    service = None
+    if serve:
+        gate = os.path.join(os.path.dirname(os.path.abspath(args[0])), "shellgate")
+        service = subprocess.Popen([gate, "serve", "--listen", "127.0.0.1:0"], env=env,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        sock = os.path.join(home, ".shellgate", "state", "serve.sock")
+        for _ in range(100):
+            if os.path.exists(sock):
+                break
+            time.sleep(0.05)
+        else:
+            service.kill()
+            print("the approval service did not start")
+            return 1
+    try:
+        return run(runs, args, env, ev, other)
+    finally:
+        if service:
+            service.terminate()
+            service.wait()
+
+
+def run(runs, args, env, ev, other):
     cmds = {"/bin/true": (["/bin/true"], ev)}
     for b in args:
         cmds[f"{b} (allow)"] = ([b, "hook", "claude-code"], ev)

@@ -25,10 +25,10 @@ pub struct Homes {
 
 impl Homes {
     pub fn resolve(flag: Option<&Path>) -> Homes {
-        let user = std::env::var("HOME").unwrap_or_else(|_| "/".to_string());
+        let user = crate::origin::var("HOME").unwrap_or_else(|| "/".to_string());
         let gate = match flag {
             Some(p) => absolute(p),
-            None => match std::env::var_os("SHELLGATE_HOME") {
+            None => match crate::origin::var_os("SHELLGATE_HOME") {
                 Some(v) if !v.is_empty() => absolute(Path::new(&v)),
                 _ => PathBuf::from(&user).join(".shellgate"),
             },
@@ -61,7 +61,7 @@ fn absolute(p: &Path) -> PathBuf {
     if p.is_absolute() {
         p.to_path_buf()
     } else {
-        std::env::current_dir()
+        crate::origin::current_dir()
             .map(|c| c.join(p))
             .unwrap_or_else(|_| p.to_path_buf())
     }
@@ -279,7 +279,9 @@ impl Edge {
     pub fn db(&mut self, create: bool) -> Result<Option<&StateDb>> {
         if self.db.is_none() && (create || !self.db_absent) {
             let path = self.homes.db_path();
-            if create || path.exists() {
+            if let Some(db) = kept_db::take(&path) {
+                self.db = Some(db);
+            } else if create || path.exists() {
                 self.db = Some(StateDb::open(&path)?);
             } else if self.snapshot {
                 // Within one snapshot the database stays absent.
@@ -292,6 +294,56 @@ impl Edge {
     pub fn set_call(&mut self, session: &str, os: Os) {
         self.session = session.to_string();
         self.os = os;
+    }
+}
+
+impl Drop for Edge {
+    fn drop(&mut self) {
+        if let Some(db) = self.db.take() {
+            kept_db::keep(db);
+        }
+    }
+}
+
+/// The state database's connection, kept from one hook evaluation to the
+/// next by the approval service's evaluator thread (opening it is most of
+/// an evaluation's cost); every other process opens it once per edge.
+mod kept_db {
+    use std::cell::RefCell;
+    use std::path::Path;
+
+    use shellgate_store::state::StateDb;
+
+    /// A connection and the file (device, inode) it opened.
+    type Kept = (StateDb, (u64, u64));
+
+    thread_local! {
+        static KEPT: RefCell<Option<Kept>> = const { RefCell::new(None) };
+    }
+
+    fn identity(path: &Path) -> Option<(u64, u64)> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).ok()?;
+        Some((m.dev(), m.ino()))
+    }
+
+    /// The kept connection to `path`, if it is still the file there (a
+    /// state directory removed or replaced meanwhile is opened afresh).
+    pub(super) fn take(path: &Path) -> Option<StateDb> {
+        if !crate::origin::is_client() {
+            return None;
+        }
+        let (db, id) = KEPT.with(|k| k.borrow_mut().take())?;
+        (db.path() == path && identity(path) == Some(id)).then_some(db)
+    }
+
+    pub(super) fn keep(db: StateDb) {
+        if !crate::origin::is_client() {
+            return;
+        }
+        if let Some(id) = identity(db.path()) {
+            KEPT.with(|k| *k.borrow_mut() = Some((db, id)));
+        }
     }
 }
 
@@ -423,24 +475,49 @@ pub fn build_context(edge: &mut Edge, flags: &CallFlags) -> Result<Context<'stat
 }
 
 /// The environment commands run in: the host's, which the gate inherits
-/// and passes on (read once per process).
+/// and passes on (read once per process; for a hook client inside the
+/// approval service, the client's, for each evaluation).
 fn inherited_env() -> RunEnv<'static> {
     type Vars = (Option<String>, Option<String>, Option<String>);
-    static VARS: std::sync::OnceLock<Vars> = std::sync::OnceLock::new();
-    let (path, xdg, cdpath) = VARS.get_or_init(|| {
+    fn read() -> Vars {
         (
             // Bytes that are not UTF-8 become U+FFFD, which the policy
             // reads as an entry it cannot know (fail closed).
-            std::env::var_os("PATH").map(|p| p.to_string_lossy().into_owned()),
-            std::env::var("XDG_CONFIG_HOME").ok(),
-            std::env::var_os("CDPATH").map(|p| p.to_string_lossy().into_owned()),
+            crate::origin::var_os("PATH").map(|p| p.to_string_lossy().into_owned()),
+            crate::origin::var("XDG_CONFIG_HOME"),
+            crate::origin::var_os("CDPATH").map(|p| p.to_string_lossy().into_owned()),
         )
-    });
+    }
+    if crate::origin::is_client() {
+        let (path, xdg, cdpath) = read();
+        return RunEnv {
+            path: path.map(intern),
+            xdg_config_home: xdg.map(intern),
+            cdpath: cdpath.map(intern),
+        };
+    }
+    static VARS: std::sync::OnceLock<Vars> = std::sync::OnceLock::new();
+    let (path, xdg, cdpath) = VARS.get_or_init(read);
     RunEnv {
         path: path.as_deref(),
         xdg_config_home: xdg.as_deref(),
         cdpath: cdpath.as_deref(),
     }
+}
+
+/// A string that lives as long as the process, kept once per distinct
+/// value (the hook clients of one service send a handful of `PATH`s).
+fn intern(s: String) -> &'static str {
+    static KEPT: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut kept = KEPT.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(k) = kept.iter().find(|k| **k == s) {
+        return k;
+    }
+    let k: &'static str = Box::leak(s.into_boxed_str());
+    if kept.len() < 1024 {
+        kept.push(k);
+    }
+    k
 }
 
 /// `mkdir -p` that costs one system call when the directory exists.
@@ -459,7 +536,7 @@ pub fn normalize_dir(d: &str, home: &str) -> String {
     if expanded.starts_with('/') {
         shellgate_shell::paths::normalize(&expanded)
     } else {
-        let cwd = std::env::current_dir()
+        let cwd = crate::origin::current_dir()
             .map(|c| c.to_string_lossy().to_string())
             .unwrap_or_else(|_| "/".to_string());
         shellgate_shell::paths::resolve(&cwd, &expanded)

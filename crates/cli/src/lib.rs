@@ -14,6 +14,7 @@ pub mod cli;
 pub mod commands;
 pub mod edge;
 pub mod hooks;
+pub mod origin;
 
 use std::process::ExitCode;
 use std::time::Duration;

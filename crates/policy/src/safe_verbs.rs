@@ -26,6 +26,24 @@ pub struct SafeVerbs {
 
 impl SafeVerbs {
     pub fn bundled(os: Os) -> SafeVerbs {
+        // Built once per process (the hook and the approval service build
+        // a policy for every call).
+        static BUILT: [std::sync::OnceLock<SafeVerbs>; 3] = [
+            std::sync::OnceLock::new(),
+            std::sync::OnceLock::new(),
+            std::sync::OnceLock::new(),
+        ];
+        let i = match os {
+            Os::Linux => 0,
+            Os::Macos => 1,
+            Os::Windows => 2,
+        };
+        BUILT[i]
+            .get_or_init(|| SafeVerbs::build_bundled(os))
+            .clone()
+    }
+
+    fn build_bundled(os: Os) -> SafeVerbs {
         let text = match os {
             Os::Linux => LINUX,
             Os::Macos => MACOS,

@@ -10,6 +10,15 @@
 //! | `{"v":1,"op":"list"}` | `{"type":"pending","requests":[PendingRequest…]}` |
 //! | `{"v":1,"op":"answer","id":…,"option":…}` | `{"type":"answered",…Resolution}` or `{"type":"error",…}` |
 //! | `{"v":1,"op":"login"}` | `{"type":"login","url":"http://127.0.0.1:PORT/login?token=…"}` (a new one-time login link) |
+//! | `{"v":1,"op":"hook",HookCall}` | `{"type":"hook","exit":N,"stdout":…,"stderr":…}` (what `shellgate hook` would have printed and returned), or `{"type":"error","code":"fallback",…}`: run `shellgate hook` yourself |
+//!
+//! `hook` is how the hook client (`shellgate-hook`) has a warm process
+//! evaluate a hook event instead of starting the whole gate for every tool
+//! call. The service answers it only when the answer is exactly what the
+//! standalone hook would give: it falls back for an event of several calls,
+//! for an ask while the service is waited on (the standalone hook then
+//! publishes the request and waits, as ever), for another gate home, for
+//! anything it cannot evaluate, and when it is busy.
 //!
 //! A publishing client keeps the connection open while it waits; closing it
 //! withdraws the request (it disappears from the page). The server ends the
@@ -23,7 +32,8 @@
 //! Error codes: `unknown_id`, `expired` (deadline passed), `withdrawn` (the
 //! waiting hook went away), `already_answered`, `not_offered`,
 //! `invalid_request`, `too_many_pending`, `apply_failed`,
-//! `unsupported_version`, `closing` (the service is stopping),
+//! `unsupported_version`, `closing` (the service is stopping), `fallback`
+//! (`hook` only: evaluate the event yourself),
 //! `agent_answer` (`list`, `answer` or `login` from a host agent that
 //! published requests, or one of its descendants: see `sock.rs`).
 
@@ -59,6 +69,50 @@ pub enum ClientMsg {
         option: String,
     },
     Login,
+    Hook(Box<HookCall>),
+}
+
+/// Environment variables a hook evaluation reads, which the hook client
+/// sends along (the service reads no other variable for it, never its own).
+pub const HOOK_ENV: &[&str] = &[
+    "HOME",
+    "SHELLGATE_HOME",
+    "PATH",
+    "XDG_CONFIG_HOME",
+    "CDPATH",
+    "CLAUDE_CODE_SESSION_ATTENDED",
+    "CLAUDE_CODE_ENTRYPOINT",
+    "CLAUDE_PROJECT_DIR",
+];
+
+/// A hook event to evaluate as `shellgate ARGS` would with the event on
+/// its standard input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookCall {
+    /// `shellgate`'s arguments after the program's name (`hook HOST …`).
+    pub args: Vec<String>,
+    /// The gate home the client resolved; only the service's own is served.
+    pub home: String,
+    /// The client's values of [`HOOK_ENV`]; an absent name is unset.
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
+    /// The client's working directory.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// The event, as read from the client's standard input.
+    pub event: String,
+    /// The client's process id, from the kernel (`SO_PEERCRED`), never
+    /// from the request.
+    #[serde(skip)]
+    pub peer_pid: Option<u32>,
+}
+
+/// What the standalone hook would have done.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookReply {
+    pub exit: u8,
+    pub stdout: String,
+    pub stderr: String,
 }
 
 /// A reply line.
@@ -70,6 +124,7 @@ pub enum ServerMsg {
     Expired { id: String },
     Pending { requests: Vec<PendingRequest> },
     Login { url: String },
+    Hook(HookReply),
     Error { code: String, message: String },
 }
 

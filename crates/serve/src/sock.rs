@@ -145,6 +145,11 @@ async fn handle(stream: UnixStream, hub: Arc<Hub>, url: String, agents: Agents) 
         send(&mut wr, m).await;
         return;
     }
+    if let ClientMsg::Hook(call) = env.msg {
+        let reply = hook(&hub, *call, peer).await;
+        send(&mut wr, reply).await;
+        return;
+    }
     if let ClientMsg::Publish { request, .. } = &env.msg {
         if let (Some(agent), Some(p)) = (request.agent_pid, peer) {
             if agent > 1 && ancestry(p).contains(&agent) {
@@ -179,6 +184,8 @@ async fn handle(stream: UnixStream, hub: Arc<Hub>, url: String, agents: Agents) 
             Ok(res) => ServerMsg::Answered(res),
             Err(e) => ServerMsg::error(e.code(), e.message()),
         },
+        // Answered above: evaluating an event answers no request.
+        ClientMsg::Hook(_) => return,
         ClientMsg::Login => match hub.mint_login() {
             Ok(t) => ServerMsg::Login {
                 url: format!("{url}login?token={t}"),
@@ -187,6 +194,21 @@ async fn handle(stream: UnixStream, hub: Arc<Hub>, url: String, agents: Agents) 
         },
     };
     send(&mut wr, reply).await;
+}
+
+/// A hook event evaluated by the backend for the hook client (which falls
+/// back to the standalone hook on anything but a `hook` reply). Any peer
+/// may ask: the answer is what running `shellgate hook` would have said.
+async fn hook(hub: &Arc<Hub>, mut call: crate::protocol::HookCall, peer: Option<u32>) -> ServerMsg {
+    call.peer_pid = peer;
+    let backend = Arc::clone(&hub.backend);
+    match tokio::task::spawn_blocking(move || backend.hook(call)).await {
+        Ok(Some(r)) => ServerMsg::Hook(r),
+        Ok(None) | Err(_) => ServerMsg::error(
+            "fallback",
+            "the service does not evaluate this event; run the standalone hook",
+        ),
+    }
 }
 
 /// Write one message line; a peer that went away has nothing to read it.

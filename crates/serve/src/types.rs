@@ -382,6 +382,12 @@ pub trait Backend: Send + Sync + 'static {
     fn revoke(&self, grant: &GrantRef) -> Result<RevokeOutcome, BackendError>;
     /// Sessions that have not ended, with their "This chat" grants.
     fn sessions(&self) -> Result<Vec<SessionEntry>, BackendError>;
+    /// Evaluate a hook event for the hook client exactly as the standalone
+    /// `shellgate hook` would; `None` when it cannot promise that (the
+    /// client then runs the standalone hook). Called on a blocking thread.
+    fn hook(&self, _call: crate::protocol::HookCall) -> Option<crate::protocol::HookReply> {
+        None
+    }
 }
 
 #[cfg(test)]

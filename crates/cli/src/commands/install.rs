@@ -56,6 +56,13 @@ pub struct InstallArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_WAIT_SECS,
           value_parser = clap::value_parser!(u64).range(0..=hooks::ask::MAX_WAIT_SECS))]
     pub wait: u64,
+    /// Run the hook through the hook client `shellgate-hook` (installed
+    /// next to this program): while the approval service runs, its warm
+    /// process evaluates each event (about half the time per tool call);
+    /// without the service the client runs this program's hook (about a
+    /// millisecond more per call). Answers are the same either way.
+    #[arg(long)]
+    pub hook_client: bool,
 }
 
 #[derive(Args, Debug)]
@@ -157,15 +164,28 @@ pub fn matcher(host: Host) -> String {
     gated_tools(host).join("|")
 }
 
+/// The hook client's file name (`src/bin/shellgate-hook.rs`).
+pub const HOOK_CLIENT: &str = "shellgate-hook";
+
 /// The command line the host runs.
 fn hook_command(
     homes: &Homes,
     host: Host,
     channel: Option<ChannelArg>,
     wait: u64,
+    client: bool,
 ) -> Result<String> {
     let exe = std::env::current_exe().context("cannot determine the path of this program")?;
-    let exe = exe.canonicalize().unwrap_or(exe);
+    let mut exe = exe.canonicalize().unwrap_or(exe);
+    if client {
+        exe = exe.with_file_name(HOOK_CLIENT);
+        if !exe.is_file() {
+            anyhow::bail!(
+                "--hook-client: the hook client {} is not installed next to this program",
+                exe.display()
+            );
+        }
+    }
     let mut cmd = hooks::shell_word(&exe.to_string_lossy());
     let default_home = PathBuf::from(&homes.user).join(".shellgate");
     if homes.gate != default_home {
@@ -281,7 +301,7 @@ pub fn is_ours(handler: &Value, host: Host) -> bool {
         .file_name()
         .map(|f| f.to_string_lossy().to_string())
         .unwrap_or_default();
-    if base != "shellgate" && base != "shellgate.exe" {
+    if !["shellgate", "shellgate.exe", HOOK_CLIENT].contains(&base.as_str()) {
         return false;
     }
     w.windows(2).any(|p| p[0] == "hook" && p[1] == host.name())
@@ -461,7 +481,7 @@ fn codex_retrust(
 
 pub fn install(homes: &Homes, a: &InstallArgs) -> Result<u8> {
     let path = settings_path(homes, a.host, a.project)?;
-    let command = hook_command(homes, a.host, a.channel, a.wait)?;
+    let command = hook_command(homes, a.host, a.channel, a.wait, a.hook_client)?;
     let (previous, mut doc) = read_doc(&path)?;
     let original = doc.clone();
     for event in events(a.host) {

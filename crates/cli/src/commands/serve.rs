@@ -90,6 +90,7 @@ pub fn serve(homes: &Homes, a: &ServeArgs) -> Result<u8> {
         cfg,
         Arc::new(CliBackend {
             homes: homes.clone(),
+            hooks: crate::hooks::served::Evaluator::new(homes.clone()),
         }),
     )?;
     Ok(0)
@@ -237,6 +238,8 @@ pub fn publish_context(
 /// The engine behind the approval service.
 pub struct CliBackend {
     pub homes: Homes,
+    /// Hook events evaluated for the hook client.
+    pub hooks: crate::hooks::served::Evaluator,
 }
 
 fn failed(e: impl std::fmt::Display) -> BackendError {
@@ -360,6 +363,13 @@ impl CliBackend {
 }
 
 impl Backend for CliBackend {
+    fn hook(
+        &self,
+        call: shellgate_serve::protocol::HookCall,
+    ) -> Option<shellgate_serve::protocol::HookReply> {
+        self.hooks.evaluate(call)
+    }
+
     fn review(&self, req: &PublishRequest) -> Result<PublishRequest, BackendError> {
         self.review_inner(req).map_err(failed)
     }

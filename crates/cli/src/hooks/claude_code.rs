@@ -55,10 +55,8 @@ pub(super) fn event_kind(name: Option<&str>) -> EventKind {
 /// `sdk-cli`/`sdk-*`/`mcp`… not). Neither set: unknown ⇒ nobody.
 pub(super) fn answerer() -> Answerer {
     answerer_from(
-        std::env::var("CLAUDE_CODE_SESSION_ATTENDED")
-            .ok()
-            .as_deref(),
-        std::env::var("CLAUDE_CODE_ENTRYPOINT").ok().as_deref(),
+        crate::origin::var("CLAUDE_CODE_SESSION_ATTENDED").as_deref(),
+        crate::origin::var("CLAUDE_CODE_ENTRYPOINT").as_deref(),
     )
 }
 
@@ -100,8 +98,7 @@ pub(super) fn output_rewrite(reason: &str, input: &Map<String, Value>) -> String
 
 /// The session's project directory: `$CLAUDE_PROJECT_DIR`, else the cwd.
 pub(super) fn project_dir(cwd: &str, home: &str) -> String {
-    std::env::var("CLAUDE_PROJECT_DIR")
-        .ok()
+    crate::origin::var("CLAUDE_PROJECT_DIR")
         .and_then(|p| absolute_dir(&p, home))
         .unwrap_or_else(|| cwd.to_string())
 }

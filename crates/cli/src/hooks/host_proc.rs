@@ -59,7 +59,10 @@ pub fn argv_of(pid: u32) -> Option<Vec<String>> {
 pub fn ancestors() -> Vec<Proc> {
     let own = std::fs::read_link("/proc/self/exe").ok();
     let mut out = Vec::new();
-    let mut pid = std::process::id();
+    // Inside the approval service: the hook client's process.
+    let Some(mut pid) = crate::origin::pid() else {
+        return Vec::new();
+    };
     for _ in 0..MAX_DEPTH {
         let Some(ppid) = parent_of(pid) else { break };
         if ppid <= 1 {

@@ -29,6 +29,7 @@ mod fault;
 pub mod gemini;
 pub mod host_proc;
 mod reasons;
+pub mod served;
 
 #[cfg(not(unix))]
 use std::io::Read;
@@ -309,6 +310,9 @@ enum Outcome {
     /// Input that cannot be understood or an internal error: the reason on
     /// stderr, exit 2 (blocking for every supported host).
     Blocking(String),
+    /// Inside the approval service only: the standalone hook must evaluate
+    /// this event (`served.rs`).
+    Fallback,
 }
 
 /// `shellgate hook <host>`: the whole process from here on (called on the
@@ -346,26 +350,55 @@ fn run(homes: &Homes, a: &HookArgs) -> u8 {
     emit(host, outcome)
 }
 
+/// What a hook prints and returns.
+struct Rendered {
+    /// The line for stdout (without its newline).
+    pub stdout: Option<String>,
+    /// The line for stderr (without its newline).
+    pub stderr: Option<String>,
+    pub code: u8,
+}
+
+/// The outcome in the host's format.
+fn render(host: Host, outcome: Outcome) -> Rendered {
+    let out = |text: Option<String>| Rendered {
+        stdout: text,
+        stderr: None,
+        code: 0,
+    };
+    match outcome {
+        Outcome::PassThrough => out(None),
+        Outcome::Blocking(reason) => Rendered {
+            stdout: None,
+            stderr: Some(reason),
+            code: 2,
+        },
+        // Never reaches a standalone hook; blocked if it did.
+        Outcome::Fallback => Rendered {
+            stdout: None,
+            stderr: Some(
+                "shellgate: internal error while evaluating the hook event; the call is blocked (fail closed)"
+                    .into(),
+            ),
+            code: 2,
+        },
+        Outcome::Decided(v, reason) => out(host.output(v, &reason)),
+        Outcome::Rewrite(reason, input) => out(host.output_rewrite(&reason, &input)),
+    }
+}
+
 /// Write the outcome in the host's format; returns the exit status.
 fn emit(host: Host, outcome: Outcome) -> u8 {
-    let text = match outcome {
-        Outcome::PassThrough => return 0,
-        Outcome::Blocking(reason) => {
-            eprintln!("{reason}");
-            return 2;
-        }
-        Outcome::Decided(v, reason) => match host.output(v, &reason) {
-            Some(j) => j,
-            None => return 0,
-        },
-        Outcome::Rewrite(reason, input) => match host.output_rewrite(&reason, &input) {
-            Some(j) => j,
-            None => return 0,
-        },
+    let r = render(host, outcome);
+    if let Some(e) = &r.stderr {
+        eprintln!("{e}");
+    }
+    let Some(text) = r.stdout else {
+        return r.code;
     };
     let mut out = std::io::stdout().lock();
     match writeln!(out, "{text}").and_then(|_| out.flush()) {
-        Ok(()) => 0,
+        Ok(()) => r.code,
         Err(e) => {
             eprintln!("shellgate: cannot write the decision to stdout ({e}); the call is blocked");
             2
@@ -501,7 +534,7 @@ fn handle(homes: &Homes, host: Host, channel: Option<Channel>) -> Outcome {
 pub fn evaluate_event(homes: &Homes, host: Host, bytes: &[u8]) -> (Option<String>, u8) {
     match handle_bytes(homes, host, None, bytes) {
         Outcome::PassThrough => (None, 0),
-        Outcome::Blocking(_) => (None, 2),
+        Outcome::Blocking(_) | Outcome::Fallback => (None, 2),
         Outcome::Decided(v, reason) => (host.output(v, &reason), 0),
         Outcome::Rewrite(reason, input) => (host.output_rewrite(&reason, &input), 0),
     }
@@ -718,6 +751,9 @@ fn evaluate_calls(
     project_dir: &str,
     calls: &[Call],
 ) -> Result<Outcome> {
+    if served::serving() && calls.len() != 1 {
+        return Ok(Outcome::Fallback);
+    }
     let mut policy = edge::load_policy_for(homes, &[shellgate_policy::Os::host()])?;
     if host.can_rewrite() {
         edge::offer_sandbox(homes, &mut policy);
@@ -789,6 +825,9 @@ fn evaluate_calls(
             Some(d) => d,
             None => edge::evaluate(&mut edge, &policy, &req, &ctx)?,
         };
+        if served::leaves_ask(d.decision) {
+            return Ok(Outcome::Fallback);
+        }
         requests.push(req);
         if let Some(db) = edge.db(false)? {
             let matched = d

@@ -23,7 +23,7 @@ impl StateDb {
             })
         };
         self.write_tx(|tx| {
-            let mut stmt = self.q(tx.prepare(
+            let mut stmt = self.q(tx.prepare_cached(
                 "INSERT INTO decisions
                      (time, session, tool, command, cwd, decision, reason,
                       candidates, matched_grant, source)

@@ -61,23 +61,28 @@ impl StateDb {
     ) -> Result<bool, StateError> {
         let oldest = now_unix.saturating_sub(ONCE_TTL_SECS);
         let newest = now_unix.saturating_add(ONCE_FUTURE_TOLERANCE_SECS);
-        self.q(self.conn.execute(
-            "DELETE FROM once_approvals WHERE created_at < ?1 OR created_at > ?2",
-            params![oldest, newest],
-        ))?;
+        // Cached statements: a connection kept across calls (the approval
+        // service's) parses them once.
+        self.q(self
+            .conn
+            .prepare_cached("DELETE FROM once_approvals WHERE created_at < ?1 OR created_at > ?2")
+            .and_then(|mut s| s.execute(params![oldest, newest])))?;
         let taken: Option<i64> = self.q(self
             .conn
-            .query_row(
+            .prepare_cached(
                 "DELETE FROM once_approvals WHERE id = (
                      SELECT id FROM once_approvals
                      WHERE session = ?1 AND tool = ?2 AND command = ?3 AND cwd IS ?4
                        AND created_at BETWEEN ?5 AND ?6
                      ORDER BY id LIMIT 1)
                  RETURNING id",
-                params![session, tool, command, cwd, oldest, newest],
-                |r| r.get(0),
             )
-            .optional())?;
+            .and_then(|mut s| {
+                s.query_row(params![session, tool, command, cwd, oldest, newest], |r| {
+                    r.get(0)
+                })
+                .optional()
+            }))?;
         Ok(taken.is_some())
     }
 

@@ -7,26 +7,22 @@ use super::*;
 impl StateDb {
     /// The stored session `id`, if it was ever created.
     pub fn session(&self, id: &str) -> Result<Option<SessionRecord>, StateError> {
-        let row = self.q(self
-            .conn
-            .query_row(
-                "SELECT id, audience, channel, parent, project_dir, created_at, ended_at
-                 FROM sessions WHERE id = ?1",
-                params![id],
-                |r| {
-                    Ok(SessionRecord {
-                        id: r.get::<_, Option<String>>(0)?.unwrap_or_default(),
-                        audience: Audience::parse_or_public(
-                            r.get::<_, Option<String>>(1)?.as_deref(),
-                        ),
-                        channel: channel_or_headless(r.get::<_, Option<String>>(2)?.as_deref()),
-                        parent: r.get(3)?,
-                        project_dir: r.get(4)?,
-                        created_at: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
-                        ended_at: r.get(6)?,
-                    })
-                },
-            )
+        let mut stmt = self.q(self.conn.prepare_cached(
+            "SELECT id, audience, channel, parent, project_dir, created_at, ended_at
+             FROM sessions WHERE id = ?1",
+        ))?;
+        let row = self.q(stmt
+            .query_row(params![id], |r| {
+                Ok(SessionRecord {
+                    id: r.get::<_, Option<String>>(0)?.unwrap_or_default(),
+                    audience: Audience::parse_or_public(r.get::<_, Option<String>>(1)?.as_deref()),
+                    channel: channel_or_headless(r.get::<_, Option<String>>(2)?.as_deref()),
+                    parent: r.get(3)?,
+                    project_dir: r.get(4)?,
+                    created_at: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                    ended_at: r.get(6)?,
+                })
+            })
             .optional())?;
         Ok(row)
     }
