@@ -87,7 +87,9 @@ pub fn load_policy_for(homes: &Homes, oses: &[Os]) -> Result<Policy> {
             Ok(v) => user.push((os, v)),
             Err(e) => {
                 if os == Os::host() {
-                    eprintln!("warning: {e}; using the bundled safe-verb list only");
+                    crate::origin::warn(&format!(
+                        "warning: {e}; using the bundled safe-verb list only"
+                    ));
                 }
             }
         }
@@ -103,6 +105,11 @@ pub fn load_policy_for(homes: &Homes, oses: &[Os]) -> Result<Policy> {
 /// A stale "yes" fails closed: `shellgate sandbox` checks again before it
 /// confines anything and refuses to run the command when it cannot.
 pub fn sandbox_supported(homes: &Homes) -> bool {
+    // The approval service lives for days: it reads the recorded answer
+    // (and probes past its time) for every evaluation, as a hook would.
+    if crate::origin::is_client() {
+        return cached_support(homes);
+    }
     static SUPPORTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *SUPPORTED.get_or_init(|| cached_support(homes))
 }
@@ -287,6 +294,15 @@ impl Edge {
                 // Within one snapshot the database stays absent.
                 self.db_absent = true;
             }
+        }
+        // For a hook client inside the service: a locked database makes
+        // the evaluation fail (and the client evaluate the call itself)
+        // before the client stops waiting; nothing is written after that.
+        if let (Some(left), Some(db)) = (crate::origin::time_left(), &self.db) {
+            if left.is_zero() {
+                anyhow::bail!("the hook client stopped waiting");
+            }
+            db.set_busy_timeout(left.min(shellgate_store::state::BUSY_TIMEOUT))?;
         }
         Ok(self.db.as_ref())
     }

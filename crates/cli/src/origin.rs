@@ -24,10 +24,31 @@ pub struct Client {
     pub cwd: Option<PathBuf>,
     /// Its process id as the kernel reported it.
     pub pid: Option<u32>,
+    /// When it stops waiting for the answer: nothing may be written for it
+    /// after that (it then evaluates the call itself).
+    pub deadline: Option<std::time::Instant>,
 }
 
 thread_local! {
     static CLIENT: RefCell<Option<Client>> = const { RefCell::new(None) };
+    /// Warnings of an evaluation for a client, for its stderr.
+    static WARNINGS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A warning line for the evaluation's stderr: the client's, inside the
+/// service (its human reads the host's hook output, not the service's
+/// terminal).
+pub fn warn(line: &str) {
+    if is_client() {
+        WARNINGS.with(|w| w.borrow_mut().push(line.to_string()));
+    } else {
+        eprintln!("{line}");
+    }
+}
+
+/// The warnings [`warn`] kept for the client, in order (and forget them).
+pub fn take_warnings() -> Vec<String> {
+    WARNINGS.with(|w| std::mem::take(&mut *w.borrow_mut()))
 }
 
 /// Run `f` on this thread as an evaluation for `client`.
@@ -39,6 +60,7 @@ pub fn for_client<R>(client: Client, f: impl FnOnce() -> R) -> R {
         }
     }
     CLIENT.with(|c| *c.borrow_mut() = Some(client));
+    WARNINGS.with(|w| w.borrow_mut().clear());
     let _reset = Reset;
     f()
 }
@@ -84,6 +106,16 @@ pub fn current_dir() -> std::io::Result<PathBuf> {
     }
 }
 
+/// Time left before the client stops waiting (`None`: no client, no limit).
+pub fn time_left() -> Option<std::time::Duration> {
+    CLIENT.with(|c| {
+        c.borrow()
+            .as_ref()
+            .and_then(|client| client.deadline)
+            .map(|d| d.saturating_duration_since(std::time::Instant::now()))
+    })
+}
+
 /// The evaluation's process id (`None`: a client whose pid the kernel did
 /// not tell).
 pub fn pid() -> Option<u32> {
@@ -104,6 +136,7 @@ mod tests {
             env,
             cwd: Some(PathBuf::from("/work")),
             pid: Some(4242),
+            deadline: None,
         };
         for_client(client, || {
             assert!(is_client());

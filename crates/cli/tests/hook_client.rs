@@ -3,9 +3,10 @@
 //!
 //! The client's promise: its answer is the standalone hook's, whether the
 //! service evaluates the event or the client falls back. To tell which one
-//! answered, some runs use a copy of the client in a directory of its own:
-//! it has no `shellgate` next to it, so a fallback there fails (exit 2,
-//! "cannot run") instead of quietly running the standalone hook.
+//! answered, runs that must be served set `SHELLGATE_HOOK_REQUIRE_SERVICE=1`
+//! (the client then blocks instead of running the standalone hook), and a
+//! copy of the client in a directory of its own has no `shellgate` to fall
+//! back to.
 
 #![cfg(target_os = "linux")]
 
@@ -20,9 +21,31 @@ use serve_support::*;
 
 const CLIENT: &str = env!("CARGO_BIN_EXE_shellgate-hook");
 
+const REQUIRE: &str = "SHELLGATE_HOOK_REQUIRE_SERVICE";
+
 /// (status, stdout, stderr) of one hook process fed `event`.
 fn run(program: &Path, env: &Env, args: &[&str], event: &[u8]) -> (i32, String, String) {
+    run_with(program, env, args, event, false)
+}
+
+/// [`run`] of the client that must be answered by the service.
+fn served(env: &Env, args: &[&str], event: &[u8]) -> (i32, String, String) {
+    run_with(Path::new(CLIENT), env, args, event, true)
+}
+
+fn run_with(
+    program: &Path,
+    env: &Env,
+    args: &[&str],
+    event: &[u8],
+    require: bool,
+) -> (i32, String, String) {
     let mut c = Command::new(program);
+    if require {
+        c.env(REQUIRE, "1");
+    } else {
+        c.env_remove(REQUIRE);
+    }
     c.arg("--home")
         .arg(&env.gate)
         .args(args)
@@ -112,16 +135,14 @@ fn cases(env: &Env) -> Vec<(&'static str, Vec<u8>)> {
 fn the_service_answers_exactly_as_the_standalone_hook() {
     let env = Env::new();
     let _svc = Serve::start(&env);
-    let dir = tempfile::tempdir().expect("tempdir");
-    let lone = lone_client(dir.path());
     for (host, ev) in cases(&env) {
         // `--wait 0`: the standalone hook does not wait for the service
         // either, so every decision, asks included, is the service's to give.
         let args = ["hook", host, "--wait", "0"];
         let standalone = run(Path::new(SG), &env, &args, &ev);
-        let served = run(&lone, &env, &args, &ev);
-        assert_eq!(served, standalone, "{host} {}", text(&ev));
-        assert!(!served.2.contains("cannot run"), "{}", served.2);
+        let answer = served(&env, &args, &ev);
+        assert_eq!(answer, standalone, "{host} {}", text(&ev));
+        assert!(!answer.2.contains("did not answer"), "{}", answer.2);
     }
 }
 
@@ -134,9 +155,15 @@ fn without_a_service_the_client_runs_the_standalone_hook() {
         let client = run(Path::new(CLIENT), &env, &args, &ev);
         assert_eq!(client, standalone, "{host} {}", text(&ev));
     }
-    // The lone copy proves the fallback happened: it has nothing to run.
-    let dir = tempfile::tempdir().expect("tempdir");
+    // Required to be served, it blocks; the lone copy has nothing to run.
     let ev = event(&env, "claude-code", "s1", "git status").to_string();
+    let (code, out, err) = served(&env, &["hook", "claude-code"], ev.as_bytes());
+    assert_eq!(code, 2, "{out} {err}");
+    assert!(
+        out.is_empty() && err.contains("did not answer"),
+        "{out} {err}"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
     let (code, out, err) = run(
         &lone_client(dir.path()),
         &env,
@@ -156,16 +183,14 @@ fn an_ask_the_hook_would_wait_for_is_left_to_the_standalone_hook() {
     let env = Env::new();
     let _svc = Serve::start(&env);
     let ev = event(&env, "claude-code", "s1", "git push origin main").to_string();
-    // The service declines (the lone copy then cannot fall back)…
-    let dir = tempfile::tempdir().expect("tempdir");
-    let lone = run(
-        &lone_client(dir.path()),
+    // The service declines…
+    let declined = served(
         &env,
         &["hook", "claude-code", "--wait", "30"],
         ev.as_bytes(),
     );
-    assert_eq!(lone.0, 2, "{lone:?}");
-    assert!(lone.2.contains("cannot run"), "{}", lone.2);
+    assert_eq!(declined.0, 2, "{declined:?}");
+    assert!(declined.2.contains("did not answer"), "{}", declined.2);
     // … and the real client's standalone hook, handed the event it read,
     // publishes the request and waits for the human, under `timeout` (the
     // host agent, whose tree may not answer).
@@ -214,16 +239,34 @@ fn another_homes_service_is_not_asked() {
         env.state().join("serve.sock"),
     )
     .expect("symlink");
-    let dir = tempfile::tempdir().expect("tempdir");
     let ev = event(&env, "claude-code", "s1", "git status").to_string();
-    let (code, _, err) = run(
-        &lone_client(dir.path()),
-        &env,
-        &["hook", "claude-code"],
-        ev.as_bytes(),
-    );
+    let (code, _, err) = served(&env, &["hook", "claude-code"], ev.as_bytes());
     assert_eq!(code, 2);
-    assert!(err.contains("cannot run"), "{err}");
+    assert!(err.contains("did not answer"), "{err}");
+}
+
+#[test]
+fn another_install_of_the_gate_is_not_answered_for() {
+    // The gate's own path is part of its decisions (`pkill -f PATH` of the
+    // gate is a hard deny, a sandboxed allow runs `PATH sandbox …`): a
+    // client next to another `shellgate` — even a copy of the same build —
+    // is left to that one.
+    let env = Env::new();
+    let _svc = Serve::start(&env);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let client = dir.path().join("shellgate-hook");
+    std::fs::copy(CLIENT, &client).expect("copy client");
+    std::fs::copy(SG, dir.path().join("shellgate")).expect("copy gate");
+    let other = dir.path().join("shellgate").display().to_string();
+    let ev = event(&env, "claude-code", "s1", &format!("pkill -f {other}")).to_string();
+    let args = ["hook", "claude-code", "--wait", "0"];
+    let declined = run_with(&client, &env, &args, ev.as_bytes(), true);
+    assert_eq!(declined.0, 2, "{declined:?}");
+    assert!(declined.2.contains("did not answer"), "{}", declined.2);
+    let fallback = run(&client, &env, &args, ev.as_bytes());
+    let standalone = run(Path::new(&other), &env, &args, ev.as_bytes());
+    assert_eq!(fallback, standalone);
+    assert!(fallback.1.contains("\"deny\""), "{}", fallback.1);
 }
 
 #[test]
@@ -256,4 +299,181 @@ fn install_writes_the_client_on_request_and_knows_it_as_its_own() {
     assert_eq!(un.status.code(), Some(0), "{}", text(&un.stderr));
     let after = std::fs::read_to_string(&settings).expect("settings");
     assert!(!after.contains("shellgate-hook"), "{after}");
+}
+
+// ----- the review's findings (notes: hcrev F2–F6) ----------------------------
+
+#[test]
+fn warnings_of_the_evaluation_reach_the_clients_stderr() {
+    // An invalid user safe-verb file: the standalone hook warns on stderr.
+    let env = Env::new();
+    let _svc = Serve::start(&env);
+    let cfg = env.gate.join("config");
+    std::fs::create_dir_all(&cfg).expect("mkdir config");
+    std::fs::write(cfg.join("safe-verbs.linux.json"), "{bad").expect("write");
+    let ev = event(&env, "claude-code", "s1", "git status").to_string();
+    let args = ["hook", "claude-code", "--wait", "0"];
+    let standalone = run(Path::new(SG), &env, &args, ev.as_bytes());
+    assert!(standalone.2.contains("warning:"), "{}", standalone.2);
+    assert_eq!(served(&env, &args, ev.as_bytes()), standalone);
+}
+
+#[test]
+fn the_recorded_sandbox_support_is_read_for_every_served_call() {
+    let env = Env::new();
+    let _svc = Serve::start(&env);
+    let ev = event(&env, "claude-code", "s1", "make build").to_string();
+    let args = ["hook", "claude-code", "--wait", "0"];
+    let first = served(&env, &args, ev.as_bytes());
+    let support = env.state().join("sandbox-support");
+    let Ok(text) = std::fs::read_to_string(&support) else {
+        eprintln!("no recorded sandbox support on this machine: nothing to flip");
+        return;
+    };
+    let key = text
+        .trim_end()
+        .rsplit_once('\n')
+        .expect("key line")
+        .0
+        .to_string();
+    for answer in ["unsupported", "supported"] {
+        std::fs::write(&support, format!("{key}\n{answer}\n")).expect("write");
+        let standalone = run(Path::new(SG), &env, &args, ev.as_bytes());
+        assert_eq!(served(&env, &args, ev.as_bytes()), standalone, "{answer}");
+    }
+    assert_eq!(first.0, 0);
+}
+
+#[test]
+fn a_locked_state_database_makes_the_service_decline_without_writing() {
+    let env = Env::new();
+    let _svc = Serve::start(&env);
+    let p = env.proj();
+    let command = "curl http://127.0.0.1:9/x";
+    let ev = event(&env, "claude-code", "s1", command).to_string();
+    let args = ["hook", "claude-code", "--wait", "0"];
+    // The session exists; a one-time approval waits for the call.
+    let _ = run(Path::new(SG), &env, &args, ev.as_bytes());
+    let d = env.run(&[
+        "decide",
+        "--option",
+        "approve_once",
+        "--session",
+        "s1",
+        "--cwd",
+        &p,
+        "--project-dir",
+        &p,
+        "--",
+        command,
+    ]);
+    assert_eq!(d.status.code(), Some(0), "{}", text(&d.stderr));
+    let db = env.state().join("shellgate.db");
+    let count = |sql: &str| -> i64 {
+        let c = rusqlite::Connection::open(&db).expect("open db");
+        c.query_row(sql, [], |r| r.get(0)).expect("count")
+    };
+    let decisions = count("SELECT count(*) FROM decisions");
+    // Another writer holds the database for 3 s (a backup, a sqlite3 shell).
+    let lock = std::thread::spawn({
+        let db = db.clone();
+        move || {
+            let c = rusqlite::Connection::open(&db).expect("open db");
+            c.execute_batch("BEGIN IMMEDIATE").expect("lock");
+            std::thread::sleep(std::time::Duration::from_secs(3));
+            c.execute_batch("COMMIT").expect("unlock");
+        }
+    });
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let declined = served(&env, &args, ev.as_bytes());
+    lock.join().expect("lock thread");
+    assert_eq!(declined.0, 2, "{declined:?}");
+    assert!(declined.2.contains("did not answer"), "{}", declined.2);
+    // Nothing written for the call the service did not answer: the
+    // approval is still there for the standalone hook.
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert_eq!(count("SELECT count(*) FROM decisions"), decisions);
+    assert_eq!(count("SELECT count(*) FROM once_approvals"), 1);
+    let standalone = run(Path::new(SG), &env, &args, ev.as_bytes());
+    assert!(standalone.1.contains("\"allow\""), "{}", standalone.1);
+}
+
+#[test]
+fn a_client_in_another_mount_namespace_is_not_answered_for() {
+    // The service would judge files the client does not see.
+    let probe = Command::new("unshare").args(["-Urm", "true"]).status();
+    if !probe.is_ok_and(|s| s.success()) {
+        eprintln!("unshare -Urm is not available here: nothing to test");
+        return;
+    }
+    let env = Env::new();
+    let _svc = Serve::start(&env);
+    let ev = event(&env, "claude-code", "s1", "git status").to_string();
+    let mut c = Command::new("unshare");
+    c.args(["-Urm", CLIENT, "--home"])
+        .arg(&env.gate)
+        .args(["hook", "claude-code", "--wait", "0"])
+        .env(REQUIRE, "1")
+        .env("HOME", &env.home)
+        .env_remove("SHELLGATE_HOME")
+        .env("CLAUDE_CODE_SESSION_ATTENDED", "1")
+        .current_dir(&env.project)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().expect("start client");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let _ = stdin.write_all(ev.as_bytes());
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("did not answer"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn a_reader_gone_from_stdout_blocks_the_call_as_the_standalone_hook_does() {
+    use std::os::fd::FromRawFd;
+    let env = Env::new();
+    let _svc = Serve::start(&env);
+    let ev = event(&env, "claude-code", "s1", "git status").to_string();
+    let run_closed = |program: &str, require: bool| -> (Option<i32>, String) {
+        // A pipe whose reading end is closed: writing to it fails (EPIPE),
+        // or kills a writer that does not ignore SIGPIPE.
+        let mut fds = [0; 2];
+        // SAFETY: pipe fills two descriptors; each is owned once below.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: the read end is closed at once; the write end is owned by
+        // the File handed to the child.
+        unsafe { libc::close(fds[0]) };
+        let out = unsafe { std::fs::File::from_raw_fd(fds[1]) };
+        let mut c = Command::new(program);
+        c.arg("--home")
+            .arg(&env.gate)
+            .args(["hook", "claude-code", "--wait", "0"])
+            .env("HOME", &env.home)
+            .env_remove("SHELLGATE_HOME")
+            .env("CLAUDE_CODE_SESSION_ATTENDED", "1")
+            .current_dir(&env.project)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::from(out))
+            .stderr(Stdio::piped());
+        if require {
+            c.env(REQUIRE, "1");
+        }
+        let mut child = c.spawn().expect("start");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let _ = stdin.write_all(ev.as_bytes());
+        drop(stdin);
+        let o = child.wait_with_output().expect("wait");
+        (o.status.code(), text(&o.stderr))
+    };
+    let (code, err) = run_closed(CLIENT, true);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("cannot write the decision"), "{err}");
+    let (code, err) = run_closed(SG, false);
+    assert_eq!(code, Some(2), "{err}");
 }

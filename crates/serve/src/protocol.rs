@@ -101,6 +101,12 @@ pub struct HookCall {
     pub cwd: Option<String>,
     /// The event, as read from the client's standard input.
     pub event: String,
+    /// The `shellgate` the client would run itself (canonical path); the
+    /// service answers only when that is its own executable (the gate's
+    /// path is part of its decisions: `pkill -f PATH`, the sandboxed
+    /// command).
+    #[serde(default)]
+    pub gate: Option<String>,
     /// The client's process id, from the kernel (`SO_PEERCRED`), never
     /// from the request.
     #[serde(skip)]

@@ -37,6 +37,10 @@ const STDIN_TIMEOUT: Duration = Duration::from_secs(20);
 const STDIN_TIMEOUT_ENV: &str = "SHELLGATE_HOOK_STDIN_TIMEOUT_MS";
 /// How long the service may take to answer (its own queue gives up first).
 const PATIENCE: Duration = Duration::from_secs(5);
+/// `1`: never run the standalone hook — block when the service does not
+/// answer (tests and diagnosis: is this host's hook really served?). It can
+/// only turn an answer into a block.
+const REQUIRE_SERVICE_ENV: &str = "SHELLGATE_HOOK_REQUIRE_SERVICE";
 /// Longest reply line read.
 const MAX_REPLY: u64 = 4 * 1024 * 1024;
 /// The variables a hook evaluation reads (`shellgate_serve::protocol::HOOK_ENV`;
@@ -62,6 +66,12 @@ pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) ->
 
 #[cfg_attr(test, allow(dead_code))]
 fn run() -> ! {
+    // As the Rust runtime would have: a reader gone from stdout is a write
+    // error (ending in exit 2 below), not a kill by SIGPIPE.
+    // SAFETY: setting a signal's disposition before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
     // Hosts let a tool run when its hook crashes: every failure here ends
     // in exit 2, which they all treat as blocking.
     std::panic::set_hook(Box::new(|_| {
@@ -249,6 +259,12 @@ fn ask_service(
             }
         }
     }
+    // The `shellgate` this client would run: the service answers only when
+    // it is that very executable.
+    let gate = standalone_gate()
+        .ok()
+        .and_then(|g| g.canonicalize().ok())
+        .and_then(|g| g.into_os_string().into_string().ok());
     let cwd = match std::env::current_dir() {
         Ok(c) => Some(c.into_os_string().into_string().ok()?),
         Err(_) => None,
@@ -261,6 +277,7 @@ fn ask_service(
         "env": env,
         "cwd": cwd,
         "event": event,
+        "gate": gate,
     });
     let mut line = request.to_string();
     line.push('\n');
@@ -320,8 +337,13 @@ fn same_user(s: &UnixStream) -> bool {
 /// Run `shellgate` (next to this program) with the same arguments; `event`
 /// (already read from stdin) becomes its standard input.
 fn standalone(args: &[OsString], event: Option<&[u8]>) -> ! {
-    let gate = match std::env::current_exe() {
-        Ok(exe) => exe.with_file_name("shellgate"),
+    if std::env::var_os(REQUIRE_SERVICE_ENV).is_some_and(|v| v == "1") {
+        fail(&format!(
+            "the approval service did not answer and {REQUIRE_SERVICE_ENV}=1 forbids the standalone hook"
+        ));
+    }
+    let gate = match standalone_gate() {
+        Ok(g) => g,
         Err(e) => fail(&format!("cannot find this program's path ({e})")),
     };
     if let Some(bytes) = event {
@@ -329,8 +351,18 @@ fn standalone(args: &[OsString], event: Option<&[u8]>) -> ! {
             fail(&format!("cannot hand the event on ({e})"));
         }
     }
+    // The standalone hook starts as the host started this one.
+    // SAFETY: restoring a signal's default disposition.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let e = std::process::Command::new(&gate).args(args).exec();
     fail(&format!("cannot run {} ({e})", gate.display()))
+}
+
+/// `shellgate` next to this program.
+fn standalone_gate() -> std::io::Result<PathBuf> {
+    Ok(std::env::current_exe()?.with_file_name("shellgate"))
 }
 
 fn fail(why: &str) -> ! {

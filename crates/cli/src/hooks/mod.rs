@@ -737,6 +737,10 @@ fn decide_event(homes: &Homes, host: Host, channel: Option<Channel>, event: &Eve
             Outcome::Rewrite(reason, merged)
         }
         Ok(o) => o,
+        // Inside the service (a locked database, the client's deadline):
+        // the client evaluates the call itself, with the standalone hook's
+        // patience.
+        Err(_) if served::serving() => Outcome::Fallback,
         Err(e) => Outcome::Blocking(format!(
             "shellgate: cannot evaluate the call, so it is blocked: {e:#}"
         )),

@@ -16,8 +16,9 @@
 //!   process tree, which the service needs to refuse answers from the agent;
 //! * a panic, and a job that waited too long for the evaluator (its client
 //!   has given up or is about to);
-//! * a service whose executable was replaced since it started (an upgrade):
-//!   the sandboxed allow's command names the running executable.
+//! * a client whose `shellgate` is not the service's own executable (another
+//!   install, or the service's file replaced by an upgrade): the gate's path
+//!   is part of its decisions (`pkill -f PATH`, the sandboxed command).
 //!
 //! One evaluator thread (with the hook's generous stack) takes the jobs in
 //! order: the gate's file-fact cache and the state database's connection
@@ -39,7 +40,13 @@ use crate::origin;
 /// A job that waited longer than this for the evaluator is declined: its
 /// client gives up after [`CLIENT_PATIENCE`] and runs the standalone hook,
 /// which must not find the call evaluated (and logged) twice.
-pub const QUEUE_LIMIT: Duration = Duration::from_millis(1500);
+pub const QUEUE_LIMIT: Duration = Duration::from_millis(1000);
+
+/// How long an evaluation may take from its start: past it nothing is
+/// written for the client (the state database's busy wait is cut to what
+/// is left) and the service declines. Queue, evaluation and one last busy
+/// wait stay below [`CLIENT_PATIENCE`].
+pub const EVALUATION_LIMIT: Duration = Duration::from_millis(1500);
 
 /// How long the hook client waits for the service's answer.
 pub const CLIENT_PATIENCE: Duration = Duration::from_secs(5);
@@ -94,7 +101,9 @@ impl Evaluator {
                 return None;
             }
         }
-        rx.recv_timeout(CLIENT_PATIENCE).ok().flatten()
+        rx.recv_timeout(CLIENT_PATIENCE - Duration::from_millis(500))
+            .ok()
+            .flatten()
     }
 
     fn start(&self) -> Option<mpsc::Sender<Job>> {
@@ -118,11 +127,46 @@ impl Evaluator {
     }
 }
 
-/// Whether this program's file was replaced (an upgrade) while the service
-/// runs: a sandboxed allow names the running executable, which would then
-/// be a path that no longer exists.
-fn replaced() -> bool {
-    std::env::current_exe().map_or(true, |p| p.to_string_lossy().ends_with(" (deleted)"))
+/// Whether `gate` (the `shellgate` the client would run) is this very
+/// executable: the gate's own path is part of its decisions (`pkill -f
+/// PATH` of the gate is a hard deny; a sandboxed allow runs `PATH sandbox
+/// …`), so another install — even of the same version — is left to the
+/// standalone hook. So is a service whose file was replaced since it
+/// started (an upgrade: the running executable's path then names nothing).
+fn same_gate(gate: Option<&str>) -> bool {
+    let Ok(own) = std::env::current_exe() else {
+        return false;
+    };
+    let own = own.to_string_lossy();
+    !own.ends_with(" (deleted)") && gate == Some(own.as_ref())
+}
+
+/// Whether the client sees the machine as the service does: the same
+/// mount, pid and user namespaces and the same root directory. The
+/// evaluation probes the file system and the client's process ancestry;
+/// a client in a container, a private mount namespace or a chroot that
+/// shares the gate's home would be judged on files it does not see. A peer
+/// whose pid the kernel did not tell (another pid namespace) is declined.
+#[cfg(target_os = "linux")]
+fn same_world(pid: Option<u32>) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Some(pid) = pid.filter(|p| *p > 1) else {
+        return false;
+    };
+    let same_ns = ["mnt", "pid", "user"].iter().all(|ns| {
+        let theirs = std::fs::read_link(format!("/proc/{pid}/ns/{ns}"));
+        let ours = std::fs::read_link(format!("/proc/self/ns/{ns}"));
+        matches!((theirs, ours), (Ok(a), Ok(b)) if a == b)
+    });
+    let root = |p: &str| std::fs::metadata(p).map(|m| (m.dev(), m.ino())).ok();
+    same_ns
+        && root(&format!("/proc/{pid}/root/")).is_some()
+        && root(&format!("/proc/{pid}/root/")) == root("/")
+}
+
+#[cfg(not(target_os = "linux"))]
+fn same_world(_pid: Option<u32>) -> bool {
+    true
 }
 
 /// Evaluate one event for a client of the service of `service`.
@@ -130,6 +174,9 @@ pub fn serve(service: &Homes, call: HookCall) -> Option<HookReply> {
     let mut args: Vec<std::ffi::OsString> = vec!["shellgate".into()];
     args.extend(call.args.iter().map(Into::into));
     let (home_flag, a) = fast_args(&args)?;
+    if !same_world(call.peer_pid) {
+        return None;
+    }
     let client = origin::Client {
         env: call
             .env
@@ -138,8 +185,9 @@ pub fn serve(service: &Homes, call: HookCall) -> Option<HookReply> {
             .collect(),
         cwd: call.cwd.map(Into::into),
         pid: call.peer_pid,
+        deadline: Some(Instant::now() + EVALUATION_LIMIT),
     };
-    if std::path::Path::new(&call.home) != service.gate || replaced() {
+    if std::path::Path::new(&call.home) != service.gate || !same_gate(call.gate.as_deref()) {
         return None;
     }
     let event = call.event;
@@ -165,10 +213,20 @@ pub fn serve(service: &Homes, call: HookCall) -> Option<HookReply> {
             return None;
         }
         let r = render(a.host, outcome);
+        // What the standalone hook prints on stderr while it evaluates
+        // (a warning), then its outcome's line.
+        let mut stderr: String = origin::take_warnings()
+            .into_iter()
+            .map(|w| w + "\n")
+            .collect();
+        if let Some(e) = r.stderr {
+            stderr.push_str(&e);
+            stderr.push('\n');
+        }
         Some(HookReply {
             exit: r.code,
             stdout: r.stdout.map(|s| s + "\n").unwrap_or_default(),
-            stderr: r.stderr.map(|s| s + "\n").unwrap_or_default(),
+            stderr,
         })
     })
 }
@@ -184,7 +242,10 @@ mod tests {
             env: [("HOME".to_string(), "/nonexistent-home".to_string())].into(),
             cwd: Some("/".into()),
             event: "{}".into(),
-            peer_pid: None,
+            gate: std::env::current_exe()
+                .ok()
+                .map(|p| p.to_string_lossy().into_owned()),
+            peer_pid: Some(std::process::id()),
         }
     }
 
@@ -204,6 +265,20 @@ mod tests {
             )
         )
         .is_none());
+        // A peer the kernel did not name (another pid namespace): declined.
+        let mut unnamed = call(
+            "/tmp/sg-served-test/a",
+            &["--home", "/tmp/sg-served-test/a", "hook", "codex"],
+        );
+        unnamed.peer_pid = None;
+        assert!(serve(&service, unnamed).is_none());
+        // Another executable: declined.
+        let mut other = call(
+            "/tmp/sg-served-test/a",
+            &["--home", "/tmp/sg-served-test/a", "hook", "codex"],
+        );
+        other.gate = Some("/usr/local/bin/shellgate".into());
+        assert!(serve(&service, other).is_none());
         // Not a hook's arguments: declined.
         assert!(serve(
             &service,

@@ -326,6 +326,14 @@ pub enum Variant {
     /// Claude Code: `onFailure` removed from the handler (does the host
     /// block on a failing hook by default?).
     NoOnFailure,
+    /// `shellgate install --hook-client`: the host runs `shellgate-hook`.
+    /// Allow, deny and sandboxed run while `shellgate serve` runs, with the
+    /// handler pointed at a copy of the client that has no `shellgate`
+    /// next to it (it cannot fall back: the service must answer); the ask
+    /// runs without the service (the client falls back to the standalone
+    /// hook) and serve-answer with it (the service declines the ask, the
+    /// standalone hook publishes it and waits).
+    HookClient,
 }
 
 impl Variant {
@@ -333,6 +341,7 @@ impl Variant {
         match self {
             Variant::Plain => "",
             Variant::NoOnFailure => "+no-onfailure",
+            Variant::HookClient => "+hook-client",
         }
     }
 }
@@ -869,7 +878,12 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
     let mock =
         MockServer::start(&case.scenario.command()).map_err(|e| format!("mock server: {e}"))?;
     preconfigure(case.host, case.mode, &home, mock.port)?;
-    shellgate(s, &home, &proj, &["install", case.host.gate_name()], &log)?;
+    let mut install = vec!["install", case.host.gate_name()];
+    if case.variant == Variant::HookClient {
+        install.push("--hook-client");
+    }
+    shellgate(s, &home, &proj, &install, &log)?;
+    let lone = require_service(case, &home)?;
 
     match case.scenario {
         Scenario::Allow | Scenario::Events | Scenario::Fault(_) => {
@@ -944,7 +958,7 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
         // After a plain install, Codex must already trust shellgate's hook
         // with exactly the hash the reference recipe computes; when the
         // harness edited the handlers (probes, loggers), it trusts them.
-        let edited = matches!(case.scenario, Scenario::Probe(_) | Scenario::Events);
+        let edited = matches!(case.scenario, Scenario::Probe(_) | Scenario::Events) || lone;
         let written = if edited {
             codex_trust_all(&home)?
         } else {
@@ -1006,6 +1020,12 @@ pub fn run_case(s: &Settings, case: &Case) -> Result<Outcome, String> {
         run_interactive(s, case, &home, &proj, mock.port, &dir, &mut out)?;
     } else if case.scenario == Scenario::ServeAnswer {
         run_served(s, case, &home, &proj, mock.port, &dir, &mut out)?;
+    } else if lone {
+        let mut serve = start_serve(s, &home, &proj, &dir)?;
+        let ran = run_batch(s, case, &home, &proj, mock.port, &dir, &mut out);
+        let _ = serve.kill();
+        let _ = serve.wait();
+        ran?;
     } else {
         run_batch(s, case, &home, &proj, mock.port, &dir, &mut out)?;
     }
@@ -1138,18 +1158,33 @@ fn shellgate_output(
         .ok()
 }
 
-/// The host run non-interactively while `shellgate serve` runs; the
-/// harness answers the hook's published ask with `shellgate answer`.
-fn run_served(
-    s: &Settings,
-    case: &Case,
-    home: &Path,
-    proj: &Path,
-    port: u16,
-    dir: &Path,
-    out: &mut Outcome,
-) -> Result<(), String> {
-    let mut serve = Command::new(&s.bin)
+/// [`Variant::HookClient`] for allow, deny and sandboxed: the installed
+/// command is prefixed with `env SHELLGATE_HOOK_REQUIRE_SERVICE=1`, so the
+/// client blocks instead of running the standalone hook: the service must
+/// answer. `true` when done.
+fn require_service(case: &Case, home: &Path) -> Result<bool, String> {
+    let served = matches!(
+        case.scenario,
+        Scenario::Allow | Scenario::Deny | Scenario::Sandboxed
+    );
+    if case.variant != Variant::HookClient || !served {
+        return Ok(false);
+    }
+    edit_gate_handler(case.host, home, &|h| {
+        let cmd = h.get("command").and_then(Value::as_str).unwrap_or("");
+        let cmd = format!("env SHELLGATE_HOOK_REQUIRE_SERVICE=1 {cmd}");
+        h.insert("command".into(), json!(cmd));
+    })?;
+    let cfg = fs::read_to_string(case.host.hook_config(home)).unwrap_or_default();
+    if !cfg.contains("shellgate-hook") {
+        return Err("the hook client is not in the installed command".into());
+    }
+    Ok(true)
+}
+
+/// `shellgate serve` for the case's home, once its socket exists.
+fn start_serve(s: &Settings, home: &Path, proj: &Path, dir: &Path) -> Result<Child, String> {
+    let serve = Command::new(&s.bin)
         .arg("serve")
         .env_clear()
         .env("PATH", &s.path_var)
@@ -1166,6 +1201,21 @@ fn run_served(
     while !sock.exists() && start.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(50));
     }
+    Ok(serve)
+}
+
+/// The host run non-interactively while `shellgate serve` runs; the
+/// harness answers the hook's published ask with `shellgate answer`.
+fn run_served(
+    s: &Settings,
+    case: &Case,
+    home: &Path,
+    proj: &Path,
+    port: u16,
+    dir: &Path,
+    out: &mut Outcome,
+) -> Result<(), String> {
+    let mut serve = start_serve(s, home, proj, dir)?;
     // The human: waits for the request, answers "Always here".
     let (bin, path_var) = (s.bin.clone(), s.path_var.clone());
     let (h, p) = (home.to_path_buf(), proj.to_path_buf());
@@ -1336,12 +1386,28 @@ pub fn cases(full: bool) -> Vec<Case> {
         (Host::ClaudeOld, Variant::Plain),
         (Host::Codex, Variant::Plain),
         (Host::Gemini, Variant::Plain),
+        (Host::Claude, Variant::HookClient),
+        (Host::Codex, Variant::HookClient),
+        (Host::Gemini, Variant::HookClient),
     ] {
         for mode in [Mode::On, Mode::Bypass] {
             for sc in &scen {
                 let probe = matches!(sc, Scenario::Probe(_));
                 let fault = matches!(sc, Scenario::Fault(_));
                 let keep = match (host, variant) {
+                    // The hook client: its permissions on, the gate's
+                    // answers that the service gives or leaves.
+                    (_, Variant::HookClient) => {
+                        mode == Mode::On
+                            && match sc {
+                                Scenario::Allow
+                                | Scenario::Deny
+                                | Scenario::Ask
+                                | Scenario::ServeAnswer => true,
+                                Scenario::Sandboxed => host == Host::Claude,
+                                _ => false,
+                            }
+                    }
                     // The approval service: every host, its permissions on.
                     _ if *sc == Scenario::ServeAnswer => {
                         variant == Variant::Plain && mode == Mode::On

@@ -51,6 +51,11 @@ fn is_signal_word(t: &str) -> bool {
 /// The gate's process name.
 const GATE_NAME: &str = "shellgate";
 
+/// The gate's process names: the gate, and its hook client
+/// (`shellgate-hook`), whose death lets a tool run in hosts that do not
+/// block on a crashed hook.
+const GATE_NAMES: [&str; 2] = [GATE_NAME, "shellgate-hook"];
+
 /// The running executable's path (asked of the system once per process).
 fn own_exe() -> Option<&'static str> {
     static EXE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
@@ -75,6 +80,9 @@ fn gate_cmdlines(home: &str) -> Vec<String> {
             exes.push(s.to_string());
         }
     }
+    // The hook client next to each.
+    let clients: Vec<String> = exes.iter().map(|e| format!("{e}-hook")).collect();
+    exes.extend(clients);
     let mut out = Vec::new();
     for exe in &exes {
         for host in ["claude-code", "gemini", "codex"] {
@@ -301,7 +309,7 @@ fn pgrep_selects_gate(args: &[XArg], home: &str) -> Option<String> {
     let targets = if r.has("full") {
         gate_cmdlines(home)
     } else {
-        vec![GATE_NAME.to_string()]
+        GATE_NAMES.iter().map(|n| n.to_string()).collect()
     };
     let patterns: Vec<&XArg> = r.operands.iter().filter_map(|&i| args.get(i)).collect();
     if patterns.is_empty() {
@@ -373,7 +381,7 @@ fn killall(args: &[XArg], home: &str) -> Option<String> {
     }
     let icase = r.has("ignore-case");
     let regex = r.has("regexp") || r.has("m");
-    let target = vec![GATE_NAME.to_string()];
+    let target: Vec<String> = GATE_NAMES.iter().map(|n| n.to_string()).collect();
     for n in names {
         let hit = if regex {
             pattern_hits(
@@ -388,11 +396,13 @@ fn killall(args: &[XArg], home: &str) -> Option<String> {
             match n.value.as_deref() {
                 Some(v) => {
                     let name = if v.contains('/') { basename(v) } else { v };
-                    if icase {
-                        name.eq_ignore_ascii_case(GATE_NAME)
-                    } else {
-                        name == GATE_NAME
-                    }
+                    GATE_NAMES.iter().any(|g| {
+                        if icase {
+                            name.eq_ignore_ascii_case(g)
+                        } else {
+                            name == *g
+                        }
+                    })
                 }
                 None => false,
             }
@@ -674,7 +684,7 @@ pub(super) fn lookup_and_kill(a: &Analysis, home: &str, expanded: &[Vec<XArg>]) 
                 if args.iter().any(|x| {
                     x.value
                         .as_deref()
-                        .is_some_and(|v| !v.starts_with('-') && basename(v) == GATE_NAME)
+                        .is_some_and(|v| !v.starts_with('-') && GATE_NAMES.contains(&basename(v)))
                 }) =>
             {
                 finds = Some("pidof names the gate".into());

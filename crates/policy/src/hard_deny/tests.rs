@@ -326,6 +326,13 @@ fn signals() {
         "self_destructive",
         &[
             "pkill shellgate",
+            // The hook client: killed mid-call, a host may run the tool.
+            "pkill shellgate-hook",
+            "pkill -x shellgate-hook",
+            "pkill -f shellgate-hook",
+            "pkill -f 'shellgate-hook hook codex'",
+            "killall shellgate-hook",
+            "kill $(pidof shellgate-hook)",
             "pkill shell[g]ate",
             "pkill 'shell[g]ate'",
             "pkill shellg",

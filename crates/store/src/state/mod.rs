@@ -220,6 +220,12 @@ impl StateDb {
         Ok(db)
     }
 
+    /// How long a statement waits for another writer's lock (default
+    /// [`BUSY_TIMEOUT`]); a caller with a deadline of its own shortens it.
+    pub fn set_busy_timeout(&self, d: Duration) -> Result<(), StateError> {
+        self.conn.busy_timeout(d).map_err(|e| self.err(e))
+    }
+
     /// Path of the database file.
     pub fn path(&self) -> &Path {
         &self.path
