@@ -587,9 +587,12 @@ pub fn evaluate(
         home: &home,
         os,
         consume_once: consume,
+        taken: Default::default(),
         fs: ctx.fs,
     };
-    Ok(decision::evaluate(policy, req, ctx, &lookups))
+    let d = decision::evaluate(policy, req, ctx, &lookups);
+    crate::origin::note_taken(lookups.taken.into_inner());
+    Ok(d)
 }
 
 /// The file-system facts of one call, each asked of the operating system

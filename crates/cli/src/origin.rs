@@ -46,6 +46,27 @@ pub fn warn(line: &str) {
     }
 }
 
+/// One-time approval consumed for a hook client: (session, tool, command,
+/// cwd).
+pub type Taken = shellgate_store::lookups::TakenOnce;
+
+thread_local! {
+    static TAKEN: RefCell<Vec<Taken>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Keep the one-time approvals an evaluation for a client consumed (the
+/// service puts them back when it does not answer the client).
+pub fn note_taken(taken: Vec<Taken>) {
+    if is_client() && !taken.is_empty() {
+        TAKEN.with(|t| t.borrow_mut().extend(taken));
+    }
+}
+
+/// The approvals [`note_taken`] kept (and forget them).
+pub fn take_taken() -> Vec<Taken> {
+    TAKEN.with(|t| std::mem::take(&mut *t.borrow_mut()))
+}
+
 /// The warnings [`warn`] kept for the client, in order (and forget them).
 pub fn take_warnings() -> Vec<String> {
     WARNINGS.with(|w| std::mem::take(&mut *w.borrow_mut()))
@@ -61,6 +82,7 @@ pub fn for_client<R>(client: Client, f: impl FnOnce() -> R) -> R {
     }
     CLIENT.with(|c| *c.borrow_mut() = Some(client));
     WARNINGS.with(|w| w.borrow_mut().clear());
+    TAKEN.with(|t| t.borrow_mut().clear());
     let _reset = Reset;
     f()
 }

@@ -471,9 +471,57 @@ fn a_reader_gone_from_stdout_blocks_the_call_as_the_standalone_hook_does() {
         let o = child.wait_with_output().expect("wait");
         (o.status.code(), text(&o.stderr))
     };
-    let (code, err) = run_closed(CLIENT, true);
-    assert_eq!(code, Some(2), "{err}");
-    assert!(err.contains("cannot write the decision"), "{err}");
-    let (code, err) = run_closed(SG, false);
-    assert_eq!(code, Some(2), "{err}");
+    let served = run_closed(CLIENT, true);
+    assert_eq!(served.0, Some(2), "{}", served.1);
+    assert!(
+        served.1.contains("cannot write the hook's answer"),
+        "{}",
+        served.1
+    );
+    assert_eq!(run_closed(SG, false), served);
+}
+
+#[test]
+fn a_client_with_another_umask_is_not_answered_for() {
+    // What the evaluation creates (the session directory) takes the
+    // creator's umask: the service's would not be the client's (hcrev2 G1).
+    let env = Env::new();
+    let _svc = Serve::start(&env);
+    let ev = event(&env, "claude-code", "s1", "git status").to_string();
+    let script = format!(
+        "umask 077; exec '{CLIENT}' --home '{}' hook claude-code --wait 0",
+        env.gate.display()
+    );
+    let mut c = Command::new("sh");
+    c.args(["-c", &script])
+        .env(REQUIRE, "1")
+        .env("HOME", &env.home)
+        .env_remove("SHELLGATE_HOME")
+        .env("CLAUDE_CODE_SESSION_ATTENDED", "1")
+        .current_dir(&env.project)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().expect("start client");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let _ = stdin.write_all(ev.as_bytes());
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait");
+    // The test process's own umask decides which case this is.
+    // SAFETY: umask is set and restored at once (no file is created here).
+    let own = unsafe {
+        let m = libc::umask(0o022);
+        libc::umask(m);
+        m
+    };
+    if own == 0o077 {
+        eprintln!("the test runs with umask 077 already: nothing differs");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stderr).contains("did not answer"),
+        "{}",
+        text(&out.stderr)
+    );
 }

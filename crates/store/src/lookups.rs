@@ -7,6 +7,9 @@ use shellgate_policy::model::{Audience, Os};
 use crate::grant_file::{self, Store};
 use crate::state::StateDb;
 
+/// A one-time approval consumed: (session, tool, command, cwd).
+pub type TakenOnce = (String, String, String, Option<String>);
+
 /// Grants and one-time approvals of one evaluation, borrowed from an open
 /// grant-file snapshot and state database.
 pub struct StoreLookups<'a> {
@@ -23,6 +26,9 @@ pub struct StoreLookups<'a> {
     pub os: Os,
     /// Whether one-time approvals are consumed (false for `decide`).
     pub consume_once: bool,
+    /// One-time approvals this evaluation consumed (session, tool, command,
+    /// cwd), so that a caller that cannot deliver the answer puts them back.
+    pub taken: std::cell::RefCell<Vec<TakenOnce>>,
     /// Where file-system facts come from (the symlink-segment rule).
     pub fs: &'a dyn Fs,
 }
@@ -86,11 +92,20 @@ impl Lookups for StoreLookups<'_> {
         if !self.consume_once {
             return false;
         }
-        match self.db {
+        let taken = match self.db {
             Some(db) => db
                 .take_once(self.session, tool, command, cwd)
                 .unwrap_or(false),
             None => false,
+        };
+        if taken {
+            self.taken.borrow_mut().push((
+                self.session.to_string(),
+                tool.to_string(),
+                command.to_string(),
+                cwd.map(str::to_string),
+            ));
         }
+        taken
     }
 }

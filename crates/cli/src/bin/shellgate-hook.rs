@@ -115,8 +115,9 @@ fn run() -> ! {
             if !out.is_empty() {
                 let mut o = std::io::stdout().lock();
                 if let Err(e) = o.write_all(out.as_bytes()).and_then(|_| o.flush()) {
+                    // The standalone hook's words (its supervisor's).
                     eprintln!(
-                        "shellgate: cannot write the decision to stdout ({e}); the call is blocked"
+                        "shellgate: cannot write the hook's answer ({e}); the call is blocked (fail closed)"
                     );
                     std::process::exit(2);
                 }
@@ -243,7 +244,7 @@ fn ask_service(
     words: &[String],
     event: &str,
 ) -> Option<(i32, String, String)> {
-    let stream = UnixStream::connect(socket).ok()?;
+    let stream = connect(socket)?;
     if !same_user(&stream) {
         return None;
     }
@@ -299,6 +300,58 @@ fn ask_service(
     let out = v.get("stdout")?.as_str()?.to_string();
     let err = v.get("stderr")?.as_str()?.to_string();
     Some((code, out, err))
+}
+
+/// Connect to the service without waiting on it: a stopped service whose
+/// queue of connections is full makes a blocking `connect` wait forever;
+/// here it is a refusal (the standalone hook answers instead).
+#[cfg(target_os = "linux")]
+fn connect(socket: &Path) -> Option<UnixStream> {
+    use std::os::fd::FromRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    // SAFETY: a new socket descriptor, owned by the stream at once.
+    let fd = unsafe {
+        libc::socket(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK,
+            0,
+        )
+    };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: `fd` is a fresh descriptor nobody else owns.
+    let stream = unsafe { UnixStream::from_raw_fd(fd) };
+    // SAFETY: an all-zero sockaddr_un is valid; the path is copied in below.
+    let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+    addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+    let path = socket.as_os_str().as_bytes();
+    if path.len() >= addr.sun_path.len() {
+        return None;
+    }
+    for (d, b) in addr.sun_path.iter_mut().zip(path) {
+        *d = *b as libc::c_char;
+    }
+    let len = (std::mem::size_of::<libc::sa_family_t>() + path.len() + 1) as libc::socklen_t;
+    // SAFETY: connect with an initialised address of the given length.
+    let r = unsafe {
+        libc::connect(
+            fd,
+            (&addr as *const libc::sockaddr_un).cast::<libc::sockaddr>(),
+            len,
+        )
+    };
+    if r != 0 {
+        // EAGAIN: the service's queue is full (it is not accepting).
+        return None;
+    }
+    stream.set_nonblocking(false).ok()?;
+    Some(stream)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn connect(socket: &Path) -> Option<UnixStream> {
+    UnixStream::connect(socket).ok()
 }
 
 /// Whether the service runs as this user (the socket's mode already keeps

@@ -63,7 +63,15 @@ pub fn ancestors() -> Vec<Proc> {
     let Some(mut pid) = crate::origin::pid() else {
         return Vec::new();
     };
-    for _ in 0..MAX_DEPTH {
+    // The standalone hook's worker starts one level lower (its supervisor
+    // is its parent): the client's walk is one step shorter, so both end
+    // at the same ancestor.
+    let depth = if crate::origin::is_client() {
+        MAX_DEPTH - 1
+    } else {
+        MAX_DEPTH
+    };
+    for _ in 0..depth {
         let Some(ppid) = parent_of(pid) else { break };
         if ppid <= 1 {
             break;

@@ -79,6 +79,7 @@ impl Evaluator {
     /// An evaluator for the service of `homes` (its thread starts with the
     /// first job).
     pub fn new(homes: Homes) -> Evaluator {
+        let _ = started_as();
         Evaluator {
             homes,
             jobs: Mutex::new(None),
@@ -138,11 +139,29 @@ fn same_gate(gate: Option<&str>) -> bool {
         return false;
     };
     let own = own.to_string_lossy();
-    !own.ends_with(" (deleted)") && gate == Some(own.as_ref())
+    // Still the path it started as: the gate's rules keep the first path
+    // they were given, so an install directory renamed since is left to
+    // the standalone hook.
+    !own.ends_with(" (deleted)")
+        && gate == Some(own.as_ref())
+        && started_as().as_deref() == Some(own.as_ref())
+}
+
+/// This executable's path when the service started.
+pub fn started_as() -> Option<String> {
+    static FIRST: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    FIRST
+        .get_or_init(|| {
+            std::env::current_exe()
+                .ok()
+                .map(|p| p.to_string_lossy().into_owned())
+        })
+        .clone()
 }
 
 /// Whether the client sees the machine as the service does: the same
-/// mount, pid and user namespaces and the same root directory. The
+/// mount, pid and user namespaces, the same root directory, credentials
+/// and umask. The
 /// evaluation probes the file system and the client's process ancestry;
 /// a client in a container, a private mount namespace or a chroot that
 /// shares the gate's home would be judged on files it does not see. A peer
@@ -159,9 +178,22 @@ fn same_world(pid: Option<u32>) -> bool {
         matches!((theirs, ours), (Ok(a), Ok(b)) if a == b)
     });
     let root = |p: &str| std::fs::metadata(p).map(|m| (m.dev(), m.ino())).ok();
-    same_ns
-        && root(&format!("/proc/{pid}/root/")).is_some()
-        && root(&format!("/proc/{pid}/root/")) == root("/")
+    let same_root = root(&format!("/proc/{pid}/root/")).is_some()
+        && root(&format!("/proc/{pid}/root/")) == root("/");
+    // The same credentials (ids, supplementary groups, capabilities: what
+    // the kernel lets each open) and umask (what the evaluation creates).
+    let creds = |p: &str| -> Option<Vec<String>> {
+        let status = std::fs::read_to_string(format!("/proc/{p}/status")).ok()?;
+        const KEYS: [&str; 6] = ["Umask:", "Uid:", "Gid:", "Groups:", "CapEff:", "CapPrm:"];
+        let lines: Vec<String> = status
+            .lines()
+            .filter(|l| KEYS.iter().any(|k| l.starts_with(k)))
+            .map(str::to_string)
+            .collect();
+        (lines.len() == KEYS.len()).then_some(lines)
+    };
+    let theirs = creds(&pid.to_string());
+    same_ns && same_root && theirs.is_some() && theirs == creds("self")
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -191,10 +223,10 @@ pub fn serve(service: &Homes, call: HookCall) -> Option<HookReply> {
         return None;
     }
     let event = call.event;
-    origin::for_client(client, || {
+    let (reply, taken) = origin::for_client(client, || {
         let homes = Homes::resolve(home_flag.as_deref());
         if homes.gate != service.gate {
-            return None;
+            return (None, Vec::new());
         }
         struct Reset;
         impl Drop for Reset {
@@ -207,11 +239,12 @@ pub fn serve(service: &Homes, call: HookCall) -> Option<HookReply> {
         let channel = a.channel.map(Into::into);
         let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
             handle_bytes(&homes, a.host, channel, event.as_bytes())
-        }))
-        .ok()?;
-        if matches!(outcome, Outcome::Fallback) {
-            return None;
-        }
+        }));
+        let taken = origin::take_taken();
+        let outcome = match outcome {
+            Ok(Outcome::Fallback) | Err(_) => return (None, taken),
+            Ok(o) => o,
+        };
         let r = render(a.host, outcome);
         // What the standalone hook prints on stderr while it evaluates
         // (a warning), then its outcome's line.
@@ -223,12 +256,25 @@ pub fn serve(service: &Homes, call: HookCall) -> Option<HookReply> {
             stderr.push_str(&e);
             stderr.push('\n');
         }
-        Some(HookReply {
+        let reply = HookReply {
             exit: r.code,
             stdout: r.stdout.map(|s| s + "\n").unwrap_or_default(),
             stderr,
-        })
-    })
+        };
+        (Some(reply), Vec::new())
+    });
+    // Declined after a one-time approval was consumed (the deadline hit
+    // later): put it back for the standalone hook, which evaluates the
+    // call again (outside the client's deadline: this must happen).
+    if !taken.is_empty() {
+        let mut edge = crate::edge::Edge::new(service.clone());
+        if let Ok(Some(db)) = edge.db(false) {
+            for (session, tool, command, cwd) in &taken {
+                let _ = db.add_once(session, tool, command, cwd.as_deref());
+            }
+        }
+    }
+    reply
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ const SD: &str = "system_destructive";
 pub(super) fn check(c: &Cmd) -> Option<Denial> {
     match c.base.as_str() {
         "rm" | "grm" => rm(&c.args, c.place, "rm"),
+        "rimraf" => rimraf(c),
         "find" | "gfind" => find(c),
         "rsync" => rsync(c),
         "mv" | "gmv" => mv(c),
@@ -55,6 +56,25 @@ pub(super) fn rm(args: &[XArg], place: Place, what: &str) -> Option<Denial> {
                 "has options that cannot be read (they may be -r) and targets"
             };
             return deny(SD, format!("{what} {how} {t} (`{}`)", a.raw));
+        }
+    }
+    None
+}
+
+/// `rimraf PATH…` (npm's `rm -rf`, usually run by `npx`): every operand is
+/// deleted recursively, whatever the options.
+fn rimraf(c: &Cmd) -> Option<Denial> {
+    let mut operands = false;
+    for a in &c.args {
+        if !operands && a.raw == "--" {
+            operands = true;
+            continue;
+        }
+        if !operands && a.raw.starts_with('-') {
+            continue;
+        }
+        if let Some(t) = critical(a, c.place, true) {
+            return deny(SD, format!("rimraf recursively deletes {t} (`{}`)", a.raw));
         }
     }
     None

@@ -29,7 +29,7 @@ mod words;
 
 use crate::config::HardDenyRule;
 use shellgate_programs::{lookup, parse, Arg, Kind, Role};
-use shellgate_shell::analyze::{analyze, Analysis, Env, Invocation};
+use shellgate_shell::analyze::{analyze, Analysis, Env, Invocation, REMOTE_SSH};
 use shellgate_shell::paths::basename;
 use shellgate_shell::syntax::Redirect;
 use shellgate_shell::verbs::PRIVILEGE;
@@ -108,7 +108,29 @@ fn check_depth(
         .map(|inv| expand_all(&inv.argv, home))
         .collect();
     let verb_rules = rules.iter().any(|r| r.verb.is_some());
+    let mut remote_seen = false;
     for (inv, argv) in a.invocations.iter().zip(&expanded) {
+        if inv.wrappers.iter().any(|w| w == REMOTE_SSH) {
+            // Run on another machine (`ssh HOST CMD`): its paths are that
+            // machine's, and only destroying a system concerns it there.
+            remote_seen = true;
+            let place = Place {
+                home,
+                cwd: None,
+                fs: None,
+            };
+            if let Some(d) = check_argv(argv, &inv.redirects, place, depth)
+                .filter(|d| d.category == "system_destructive")
+            {
+                return Some(d);
+            }
+            if verb_rules {
+                if let Some(d) = custom_verb(inv, rules) {
+                    return Some(d);
+                }
+            }
+            continue;
+        }
         let place = Place {
             home,
             cwd: inv.cwd.as_deref(),
@@ -131,6 +153,21 @@ fn check_depth(
             "remote_code",
             "downloaded content would run as a program without anyone seeing it",
         );
+    }
+    if remote_seen {
+        // The call-wide rules (reverse shells, killing the gate) concern
+        // this machine's processes only.
+        let mut local = a.clone();
+        let mut kept = Vec::new();
+        local.invocations.clear();
+        for (inv, argv) in a.invocations.iter().zip(expanded) {
+            if !inv.wrappers.iter().any(|w| w == REMOTE_SSH) {
+                local.invocations.push(inv.clone());
+                kept.push(argv);
+            }
+        }
+        return reverse_shell::call_wide(&local, &kept)
+            .or_else(|| signals::lookup_and_kill(&local, home, &kept));
     }
     reverse_shell::call_wide(a, &expanded).or_else(|| signals::lookup_and_kill(a, home, &expanded))
 }

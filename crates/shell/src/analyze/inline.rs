@@ -367,7 +367,8 @@ pub(super) fn is_stdin_path(v: &str) -> bool {
 /// `os.popen`, `subprocess.*(…, shell=True)`, `exec`, `execSync`,
 /// `child_process.exec`, `popen`, `shell_exec`, `passthru`, and backquote or
 /// `%x{}`/`qx{}` strings; list arguments (`subprocess.run(["rm", …])`)
-/// are joined into a command line.
+/// are joined into a command line; a library's recursive delete of a static
+/// path reads as `rm -rf` of it.
 pub(super) fn shell_strings(code: &str) -> Vec<String> {
     const CALLS: &[&str] = &[
         "system",
@@ -395,6 +396,25 @@ pub(super) fn shell_strings(code: &str) -> Vec<String> {
         "capture2",
         "capture3",
         "popen3",
+    ];
+    // Library calls that delete a tree (Python `shutil.rmtree`, Node
+    // `fs.rmSync`/`rmdirSync`/`fs.promises.rm`, fs-extra `removeSync`, Ruby `FileUtils.rm_rf`/
+    // `rm_r`/`remove_dir`/`remove_entry`, Perl `rmtree`/`remove_tree`, the
+    // `rimraf` module): read as `rm -rf` of their first argument.
+    const DELETES: &[&str] = &[
+        "rmtree",
+        "rm",
+        "rmSync",
+        "rmdirSync",
+        "removeSync",
+        "rimraf",
+        "rimrafSync",
+        "rm_rf",
+        "rm_r",
+        "remove_dir",
+        "remove_entry",
+        "remove_entry_secure",
+        "remove_tree",
     ];
     let c: Vec<char> = code.chars().collect();
     let n = c.len();
@@ -468,7 +488,20 @@ pub(super) fn shell_strings(code: &str) -> Vec<String> {
             while j < n && c[j].is_whitespace() {
                 j += 1;
             }
-            if !CALLS.contains(&name.as_str()) || j >= n || c[j] != '(' {
+            let deletes = DELETES.contains(&name.as_str());
+            if !(deletes || CALLS.contains(&name.as_str())) || j >= n || c[j] != '(' {
+                continue;
+            }
+            if deletes {
+                // A recursive delete of a static path: `rm -rf` of it.
+                let mut k = j + 1;
+                while k < n && c[k].is_whitespace() {
+                    k += 1;
+                }
+                if let Some((s, e)) = read_str(k) {
+                    out.push(format!("rm -rf -- '{}'", s.replace('\'', "'\\''")));
+                    i = e;
+                }
                 continue;
             }
             j += 1;
@@ -581,4 +614,40 @@ pub(super) fn stdin_program_option(r: &super::Reading) -> bool {
                 .and_then(|v| r.parsed.value_text(&args, v))
                 .is_some_and(is_stdin_path)
     })
+}
+
+/// The command `ssh` runs on the remote host: the words after the
+/// destination, joined by spaces as ssh sends them to the remote shell
+/// (`None`: no command, or words known only at run time). Options are read
+/// as OpenSSH's getopt string names them.
+pub(super) fn ssh_remote_command(argv: &[Word]) -> Option<String> {
+    const WITH_VALUE: &str = "BbcDEeFIiJLlmOopQRSWw";
+    let args = &argv[1.min(argv.len())..];
+    // Option values may be dynamic (`-i ~/.ssh/key`); the words that
+    // decide the parse and the command must be literal.
+    let lit = |k: usize| args.get(k).and_then(Word::literal);
+    let mut i = 0;
+    while i < args.len() {
+        // A word known only at run time is taken for the destination.
+        let Some(w) = lit(i) else { break };
+        if w == "--" {
+            i += 1;
+            break;
+        }
+        let Some(cluster) = w.strip_prefix('-').filter(|c| !c.is_empty()) else {
+            break;
+        };
+        // `-vp 22`, `-p22`: a letter taking a value ends the cluster.
+        let mut takes_next = false;
+        for (k, ch) in cluster.char_indices() {
+            if WITH_VALUE.contains(ch) {
+                takes_next = k + ch.len_utf8() == cluster.len();
+                break;
+            }
+        }
+        i += if takes_next { 2 } else { 1 };
+    }
+    // The destination, then the command.
+    let command: Vec<String> = (i + 1..args.len()).map(lit).collect::<Option<_>>()?;
+    (!command.is_empty()).then(|| command.join(" "))
 }

@@ -38,6 +38,10 @@ use walk::{Ctx, Walker};
 /// Nesting (substitutions, groups, `bash -c`) followed to this depth.
 pub const MAX_DEPTH: usize = 8;
 
+/// The wrapper naming an invocation that runs on another machine (`ssh
+/// HOST CMD`): only hard deny's destruction of a system concerns it there.
+pub const REMOTE_SSH: &str = "remote:ssh";
+
 /// One simple command as it will run, after unwrapping.
 #[derive(Debug, Clone)]
 pub struct Invocation {

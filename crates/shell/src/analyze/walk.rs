@@ -6,6 +6,7 @@
 use super::cwd::Cwd;
 use super::inline::{reads_program_from_stdin, ShellCWalk};
 use super::unwrap::unwrap_plain;
+use super::REMOTE_SSH;
 use super::{Analysis, Env, Invocation, Reading, MAX_DEPTH};
 use crate::parse;
 use crate::paths::basename;
@@ -436,6 +437,29 @@ impl<'e> Walker<'e> {
                 own_cwd.as_deref(),
                 ctx,
             );
+        }
+
+        // `ssh HOST CMD…`: the remote shell runs CMD. It meets hard deny
+        // as a `bash -c` string does (another machine's `/` is as dear).
+        if base == "ssh" {
+            if let Some(text) = super::inline::ssh_remote_command(&argv) {
+                let first = self.out.invocations.len();
+                // Only hard deny reads it: what makes it complex here (a
+                // loop, a pipe into a shell) or a download run there is
+                // that machine's business, as before.
+                let (reasons, remote_code, background) = (
+                    self.out.complex_reasons.len(),
+                    self.out.remote_code,
+                    self.out.background,
+                );
+                self.ungated_text(&text, None, ctx);
+                self.out.complex_reasons.truncate(reasons);
+                self.out.remote_code = remote_code;
+                self.out.background = background;
+                for inv in self.out.invocations.iter_mut().skip(first) {
+                    inv.wrappers.insert(0, REMOTE_SSH.to_string());
+                }
+            }
         }
 
         self.verb_reasons(&base, &argv, &env, own_cwd.as_deref(), &proc_bodies, s, ctx);
