@@ -218,6 +218,7 @@ fn flag_bit(file: &str, prog: &str, f: &str) -> &'static str {
         "secret" => "fx::SECRET",
         "source" => "fx::SOURCE",
         "oneshot" => "fx::ONESHOT",
+        "lastarg" => "fx::LASTARG",
         _ => fail(file, prog, format!("unknown option flag `!{f}`")),
     }
 }

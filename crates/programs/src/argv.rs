@@ -512,6 +512,32 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
                 i += 1;
                 continue;
             }
+            // git's parse-options answers `-h` with the usage of any
+            // subcommand that does not define it, and exits 129 (`git
+            // status -h`): the root's help option.
+            if style == Style::Git
+                && text == "-h"
+                && p.nodes.len() > 1
+                && node.complete
+                && find_short(&cands, 'h').is_none()
+            {
+                let root = p.nodes[0];
+                if let Some(o) = root
+                    .options
+                    .iter()
+                    .find(|o| o.has(fx::HELP) && o.short.contains(&'h'))
+                {
+                    p.opts.push(OptUse {
+                        opt: o,
+                        depth: 0,
+                        at: i,
+                        value: None,
+                        negated: false,
+                    });
+                    i += 1;
+                    continue;
+                }
+            }
             // A short cluster: `-rnfFILE`.
             let chars: Vec<(usize, char)> = text.char_indices().skip(1).collect();
             let mut k = 0;
@@ -653,7 +679,7 @@ fn take_value(
                     offset: 0,
                 })
             } else {
-                if !negated {
+                if !negated && !(next >= args.len() && o.has(fx::LASTARG)) {
                     p.problems.push(Problem::MissingValue { at: i });
                 }
                 None

@@ -388,6 +388,11 @@ pub mod fx {
     /// Never covered by a grant: the call can only be approved once
     /// (`git push --force`, `--mirror`).
     pub const ONESHOT: u32 = 1 << 14;
+    /// A required value that may be left out when the option is the last
+    /// word (git's `PARSE_OPT_LASTARG_DEFAULT`: `git branch --merged`
+    /// means `--merged HEAD`; `git branch --merged -a` takes `-a` as the
+    /// commit).
+    pub const LASTARG: u32 = 1 << 15;
 }
 
 /// One option of a program or subcommand.
