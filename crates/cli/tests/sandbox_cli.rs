@@ -476,27 +476,24 @@ fn sandboxed_builds_cannot_arm_git_status() {
         assert_eq!(check(&t, &[], target)["reason"], "sandboxed", "{target}");
     }
     // The run plants a repository and stages it as a gitlink: the parent
-    // outside the sandbox sees it once the run ended, says so, and counts
-    // the run as failed (the next identical call asks a human).
+    // outside the sandbox sees it once the run ended, removes the planted
+    // repository (rt12 F7), says so, and counts the run as failed (the next
+    // identical call asks a human).
     let o = exec(&t, "make nested");
     assert_eq!(o.status.code(), Some(125), "{}", show(&o));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("no longer one git can open safely"), "{err}");
+    assert!(err.contains("submodule checkout"), "{err}");
+    assert!(!Path::new(&format!("{}/vendor/evil/.git", t.proj)).exists());
     assert_eq!(check(&t, &[], "make nested")["decision"], "ask");
-    // The gate no longer allows `git status` either.
-    let d = check(&t, &[], "git status");
-    assert_ne!(d["decision"], "allow", "{d}");
-    // (what an unconfined git status really does with it)
+    // What an unconfined git status does now: nothing planted runs, and
+    // the gate trusts the repository again.
     let _ = Command::new("git")
         .arg("status")
         .current_dir(&t.proj)
         .env("HOME", &t.home)
         .output();
-    assert!(
-        Path::new(&marker).exists(),
-        "the planted fsmonitor did not run"
-    );
-    std::fs::remove_file(&marker).expect("rm marker");
+    assert!(!Path::new(&marker).exists(), "the planted fsmonitor ran");
+    assert_eq!(check(&t, &[], "git status")["decision"], "allow");
     git(&t.proj, &["rm", "-q", "-f", "--cached", "vendor/evil"]);
     assert_eq!(status(&t), "allow");
 
@@ -749,6 +746,81 @@ fn sandboxed_builds_cannot_leave_replacement_refs_or_mcp_servers() {
     assert!(!Path::new(&format!("{}/.mcp.json", t.proj)).exists());
     // Neighbour: the same commit without a replacement ref is no such change.
     let o = exec(&t, "bash rep.sh none");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+}
+
+/// rt12 F7: a submodule registered but not initialised (a plain clone) has
+/// an empty checkout; a sandboxed build that makes it a repository of its
+/// own with a `core.fsmonitor` had the human's next plain `git status` run
+/// it, unconfined. rt12 F8: other agents' and editors' project settings
+/// (`.cursor/mcp.json`, `.continue/mcpServers/`, `.zed/settings.json`) name
+/// servers their next session starts. The parent removes what the run
+/// created and fails the run.
+#[test]
+fn sandboxed_builds_cannot_populate_submodules_or_plant_other_hosts_servers() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    let git = |args: &[&str]| git_in(&t, &t.proj, args);
+    real_repo(&t);
+    let sub = format!("{}/subrepo", t.outside);
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    git_in(&t, &sub, &["init", "-q"]);
+    std::fs::write(format!("{sub}/a"), "a\n").expect("write");
+    git_in(&t, &sub, &["add", "a"]);
+    git_in(&t, &sub, &["commit", "-qm", "s"]);
+    git(&[
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        &sub,
+        "sub",
+    ]);
+    git(&["commit", "-qm", "add submodule"]);
+    git(&["submodule", "deinit", "-q", "-f", "sub"]);
+    std::fs::remove_dir_all(format!("{}/.git/modules/sub", t.proj)).expect("rm modules");
+    let marker = format!("{}/pwn.txt", t.outside);
+    let script = format!(
+        "case \"$1\" in\n\
+        sub) cd sub && git init -q . && git config core.fsmonitor 'echo RAN >> {marker}; false' ;;\n\
+        hosts) mkdir -p .cursor .continue/mcpServers .zed && \
+        echo '{{\"mcpServers\":{{}}}}' > .cursor/mcp.json && \
+        echo 'name: x' > .continue/mcpServers/x.yaml && echo '{{}}' > .zed/settings.json ;;\n\
+        esac\n"
+    );
+    std::fs::write(format!("{}/plant.sh", t.proj), script).expect("write");
+    git(&["add", "plant.sh"]);
+    git(&["commit", "-qm", "plant"]);
+    assert_eq!(check(&t, &[], "bash plant.sh sub")["reason"], "sandboxed");
+    let o = exec(&t, "bash plant.sh sub");
+    assert_eq!(o.status.code(), Some(125), "{}", show(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("submodule checkout"),
+        "{}",
+        show(&o)
+    );
+    assert!(!Path::new(&format!("{}/sub/.git", t.proj)).exists());
+    // The human's own git status now enters no planted repository.
+    git(&["status", "--short"]);
+    assert!(!Path::new(&marker).exists(), "the planted fsmonitor ran");
+    let o = exec(&t, "bash plant.sh hosts");
+    assert_eq!(o.status.code(), Some(125), "{}", show(&o));
+    for rel in [
+        ".cursor/mcp.json",
+        ".continue/mcpServers",
+        ".zed/settings.json",
+    ] {
+        assert!(
+            !Path::new(&format!("{}/{rel}", t.proj)).exists(),
+            "{rel} left: {}",
+            show(&o)
+        );
+    }
+    // Neighbour: a run that plants nothing passes.
+    let o = exec(&t, "bash plant.sh none");
     assert_eq!(o.status.code(), Some(0), "{}", show(&o));
 }
 

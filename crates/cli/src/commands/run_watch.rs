@@ -28,7 +28,14 @@
 //! commit of an evil Makefile reviewed as an empty "tidy". One the run
 //! created is removed (the loose file, or its line in `packed-refs`) and
 //! the run fails. So is a `.mcp.json` (a host starts the servers it names)
-//! or `.vscode/mcp.json` the run created.
+//! or `.vscode/mcp.json` the run created, and the like of other agents and
+//! editors (`.cursor/mcp.json`, `.roo/`, `.amazonq/`, `.kiro/`, `.zed/`,
+//! `.continue/`, `opencode.json`, `.aider.conf.yml`; rt12 F8).
+//!
+//! A submodule checkout that had no `.git` before the run and has one after
+//! (rt12 F7: `sub` registered but not initialised, as after a plain clone,
+//! then `cd sub && git init && git config core.fsmonitor …`) is the nested
+//! repository `git status` enters: its `.git` is removed and the run fails.
 //!
 //! A `.gitignore` the run wrote that ignores files the run also wrote hides
 //! them the same way (rt6 F8: `tests/.gitignore` = `*` beside a planted
@@ -78,6 +85,19 @@ const CREATED_ALSO: &[(&str, &str)] = &[
         ".vscode/mcp.json",
         "an editor starts the MCP servers it names",
     ),
+    // Other agents' and editors' project files naming servers, language
+    // servers or commands they start (rt12 F8).
+    (".cursor/mcp.json", MCP_STARTS),
+    (".roo/mcp.json", MCP_STARTS),
+    (".amazonq/mcp.json", MCP_STARTS),
+    (".kiro/settings/mcp.json", MCP_STARTS),
+    (".zed/settings.json", MCP_STARTS),
+    (".zed/tasks.json", TOOL_RUNS),
+    (".continue/config.yaml", MCP_STARTS),
+    (".continue/config.json", MCP_STARTS),
+    ("opencode.json", MCP_STARTS),
+    ("opencode.jsonc", MCP_STARTS),
+    (".aider.conf.yml", TOOL_RUNS),
     (
         ".git/commondir",
         "git would take its config and hooks from elsewhere",
@@ -86,6 +106,14 @@ const CREATED_ALSO: &[(&str, &str)] = &[
 
 /// Why a created tool configuration matters.
 const TOOL_RUNS: &str = "a tool reads it and runs what it names";
+
+/// Why a created agent or editor configuration matters.
+const MCP_STARTS: &str = "an agent or editor starts the servers or commands it names";
+
+/// Directories whose every file an agent or editor reads as configuration
+/// naming servers it starts (`.continue/mcpServers/x.yaml`): any file a run
+/// creates below one that was absent is removed with the directory.
+const CREATED_DIRS: &[(&str, &str)] = &[(".continue/mcpServers", MCP_STARTS)];
 
 /// What is compared around a sandboxed run.
 #[derive(Debug)]
@@ -98,6 +126,8 @@ pub struct RunWatch {
     repo: Option<RepoState>,
     /// The watched files absent before the run, with why each matters.
     absent: Vec<(&'static str, &'static str)>,
+    /// The watched directories ([`CREATED_DIRS`]) absent before the run.
+    absent_dirs: Vec<(&'static str, &'static str)>,
 }
 
 impl RunWatch {
@@ -116,6 +146,11 @@ impl RunWatch {
                 .unwrap_or(SystemTime::UNIX_EPOCH),
             repo: RepoState::read(project),
             absent: watched
+                .filter(|(rel, _)| std::fs::symlink_metadata(project.join(rel)).is_err())
+                .collect(),
+            absent_dirs: CREATED_DIRS
+                .iter()
+                .copied()
                 .filter(|(rel, _)| std::fs::symlink_metadata(project.join(rel)).is_err())
                 .collect(),
         }
@@ -144,6 +179,31 @@ impl RunWatch {
                 continue;
             }
             found.push(match std::fs::remove_file(&p) {
+                Ok(()) => format!("it created {} ({why}); removed", p.display()),
+                Err(e) => format!(
+                    "it created {} ({why}), which cannot be removed: {e}",
+                    p.display()
+                ),
+            });
+        }
+        for (rel, why) in &self.absent_dirs {
+            let p = self.project.join(rel);
+            let Ok(m) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if !real_dirs_between(&self.project, rel) {
+                found.push(format!(
+                    "{} now exists through a link on the way (left in place)",
+                    p.display()
+                ));
+                continue;
+            }
+            let removed = if m.is_dir() {
+                std::fs::remove_dir_all(&p)
+            } else {
+                std::fs::remove_file(&p)
+            };
+            found.push(match removed {
                 Ok(()) => format!("it created {} ({why}); removed", p.display()),
                 Err(e) => format!(
                     "it created {} ({why}), which cannot be removed: {e}",
@@ -318,6 +378,9 @@ pub struct RepoState {
     hidden: Option<BTreeSet<String>>,
     /// Replacement refs, loose and packed (`None`: not readable).
     replaced: Option<BTreeSet<ReplaceRef>>,
+    /// Submodule checkouts (gitlinks of the index) that hold a `.git`
+    /// (`None`: no index read).
+    populated: Option<BTreeSet<String>>,
 }
 
 /// A replacement ref and where it is written.
@@ -338,11 +401,19 @@ impl RepoState {
             return None;
         }
         let p = project.to_string_lossy();
+        let index = read_index(&git.join("index"));
         Some(RepoState {
             project: project.to_path_buf(),
             trusted: repo::repo_is_trusted(&OsFs, &p, &p, None),
-            hidden: hidden_entries(&git.join("index")),
+            hidden: index.as_ref().map(|idx| {
+                idx.entries
+                    .iter()
+                    .filter(|e| e.hidden)
+                    .map(|e| e.path.clone())
+                    .collect()
+            }),
             replaced: replace_refs(&git),
+            populated: index.as_ref().map(|idx| populated_gitlinks(project, idx)),
         })
     }
 
@@ -350,9 +421,25 @@ impl RepoState {
     /// nothing.
     pub fn after_run(&self) -> Vec<String> {
         let mut found = Vec::new();
-        let Some(now) = RepoState::read(&self.project) else {
+        let Some(mut now) = RepoState::read(&self.project) else {
             return found;
         };
+        // A submodule checkout the run gave a repository of its own (rt12
+        // F7: `cd sub && git init && git config core.fsmonitor …`, with
+        // `sub` registered but not initialised, as after a plain clone):
+        // the human's own `git status` enters it and runs its config.
+        // Removed first, then the repository is judged again.
+        if let Some(after) = &now.populated {
+            let before = self.populated.clone().unwrap_or_default();
+            let new: Vec<&String> = after.difference(&before).collect();
+            if !new.is_empty() {
+                found.push(remove_checkout_repos(&self.project, &new));
+                match RepoState::read(&self.project) {
+                    Some(again) => now = again,
+                    None => return found,
+                }
+            }
+        }
         if let (Ok(()), Err(why)) = (&self.trusted, &now.trusted) {
             found.push(format!(
                 "the repository is no longer one git can open safely: {why}"
@@ -545,23 +632,64 @@ fn real_dirs_between(root: &Path, rel: &str) -> bool {
     true
 }
 
-/// Paths of the index entries marked skip-worktree or assume-unchanged.
-fn hidden_entries(index: &Path) -> Option<BTreeSet<String>> {
+/// The index as git reads it (an absent index has no entries; `None`:
+/// not readable).
+fn read_index(index: &Path) -> Option<git_index::Index> {
     let m = match std::fs::symlink_metadata(index) {
         Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(BTreeSet::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Some(git_index::Index::default())
+        }
         Err(_) => return None,
     };
     if !m.is_file() || m.len() > MAX_INDEX_BYTES {
         return None;
     }
     let data = std::fs::read(index).ok()?;
-    let idx = git_index::parse(&data, MAX_ENTRIES).ok()?;
-    Some(
-        idx.entries
-            .into_iter()
-            .filter(|e| e.hidden)
-            .map(|e| e.path)
-            .collect(),
-    )
+    git_index::parse(&data, MAX_ENTRIES).ok()
+}
+
+/// The gitlinks of `idx` whose checkout in `project` holds a `.git` (a
+/// directory, a gitfile or a link: anything git would open).
+fn populated_gitlinks(project: &Path, idx: &git_index::Index) -> BTreeSet<String> {
+    idx.entries
+        .iter()
+        .filter(|e| e.is_gitlink())
+        .map(|e| format!("{}/.git", e.path.trim_end_matches('/')))
+        .filter(|rel| std::fs::symlink_metadata(project.join(rel)).is_ok())
+        .collect()
+}
+
+/// Removes the `.git` of submodule checkouts a run created (only where every
+/// directory on the way is a real one; a directory without following the
+/// links in it) and says so.
+fn remove_checkout_repos(project: &Path, new: &[&String]) -> String {
+    let mut removed = Vec::new();
+    let mut left = Vec::new();
+    for rel in new {
+        let p = project.join(rel.as_str());
+        let gone = real_dirs_between(project, rel)
+            && match std::fs::symlink_metadata(&p) {
+                Ok(m) if m.is_dir() => std::fs::remove_dir_all(&p).is_ok(),
+                Ok(_) => std::fs::remove_file(&p).is_ok(),
+                Err(_) => true,
+            };
+        if gone {
+            removed.push(rel.as_str());
+        } else {
+            left.push(rel.as_str());
+        }
+    }
+    let mut msg = format!(
+        "it gave {} submodule {} a repository of its own ({}), whose configuration the next git status runs",
+        new.len(),
+        if new.len() == 1 { "checkout" } else { "checkouts" },
+        removed.iter().chain(left.iter()).take(5).copied().collect::<Vec<_>>().join(", ")
+    );
+    if left.is_empty() {
+        msg.push_str("; removed");
+    } else {
+        msg.push_str(&format!("; {} could not be removed", left.join(", ")));
+    }
+    msg
 }

@@ -75,6 +75,21 @@ const CONTROL_NAMES: &[&str] = &[
     ".husky",
     ".githooks",
     ".shellgate",
+    // Other agents' and editors' project settings: the servers and
+    // commands they name start with the next session (rt12 F8).
+    ".cursor",
+    ".roo",
+    ".amazonq",
+    ".kiro",
+    ".zed",
+    ".continue",
+    ".windsurf",
+    ".cline",
+    ".clinerules",
+    "opencode.json",
+    "opencode.jsonc",
+    ".opencode",
+    ".aider.conf.yml",
 ];
 
 impl Policy {
