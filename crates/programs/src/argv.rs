@@ -679,7 +679,7 @@ fn take_value(
                     offset: 0,
                 })
             } else {
-                if !negated && !(next >= args.len() && o.has(fx::LASTARG)) {
+                if !(negated || next >= args.len() && o.has(fx::LASTARG)) {
                     p.problems.push(Problem::MissingValue { at: i });
                 }
                 None
