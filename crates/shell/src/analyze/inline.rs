@@ -55,6 +55,7 @@ impl Walker<'_> {
                             piped_or_async: ctx.piped_or_async,
                             in_function: ctx.in_function.clone(),
                             stdin_words: None,
+                            stdin_text: None,
                             in_subst: ctx.in_subst,
                         };
                         let first = self.out.invocations.len();

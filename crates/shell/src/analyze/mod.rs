@@ -12,6 +12,7 @@
 //!   environment names;
 //! - `inline.rs` — `bash -c` strings, interpreters with inline code or a
 //!   program on standard input, remote code;
+//! - `xargs.rs` — the command lines `xargs` builds from literal input;
 //! - `crude.rs` — text that did not parse.
 
 mod crude;
@@ -23,6 +24,7 @@ mod model;
 mod reasons;
 mod unwrap;
 mod walk;
+mod xargs;
 
 pub use envkind::{classify as classify_env, excused_by_value, EnvKind};
 pub use model::{concerns_hard_deny, Reading, PROC_SUBST_INPUT};

@@ -182,6 +182,11 @@ impl Walker<'_> {
                 // like written ones (§15.19): `echo / | xargs rm -rf`,
                 // `parallel rm -rf ::: /`, `xargs rm -rf <<< /`.
                 let mut inputs: Vec<String> = ctx.stdin_words.clone().unwrap_or_default();
+                // `xargs -a <(echo /) rm -rf`: the argument file is a literal
+                // echo's output.
+                if base == "xargs" {
+                    inputs.extend(arg_file_words(argv, s));
+                }
                 for r in &s.redirects {
                     if let crate::syntax::RedirTarget::HereString(w) = &r.target {
                         if let Some(v) = w.literal() {
@@ -207,6 +212,9 @@ impl Walker<'_> {
                     .into_iter()
                     .take_while(|w| !w.lit().is_some_and(|v| v.starts_with(":::")))
                     .collect();
+                if base == "parallel" {
+                    self.parallel_lines(argv, &inner, s, own_cwd, ctx);
+                }
                 if !inputs.is_empty() && !inner.is_empty() {
                     let replace = ["{}", "%"];
                     let mut lines: Vec<Vec<Word>> = Vec::new();
@@ -329,10 +337,105 @@ pub fn dangerous_env(name: &str) -> bool {
 }
 
 /// The command xargs / parallel / watch would run, when literal.
+impl Walker<'_> {
+    /// GNU `parallel` hands each command line it builds to a shell: the
+    /// command words joined, `{}` replaced by an argument, quoted (or the
+    /// argument appended), or with no command the argument itself (`parallel :::
+    /// 'rm -rf /'`). Built from literal arguments (`:::`, or the lines of a
+    /// literal input), each line is parsed and meets hard deny (§15.19); the
+    /// call stays complex.
+    fn parallel_lines(
+        &mut self,
+        argv: &[Word],
+        inner: &[Word],
+        s: &Simple,
+        own_cwd: Option<&str>,
+        ctx: &Ctx,
+    ) {
+        const MOST: usize = 64;
+        let lits: Vec<Option<String>> = argv.iter().map(|w| w.expanded(&self.env.home)).collect();
+        let mut args: Vec<String> = Vec::new();
+        if let Some(k) = lits.iter().position(|v| v.as_deref() == Some(":::")) {
+            args.extend(
+                lits[k + 1..]
+                    .iter()
+                    .flatten()
+                    .filter(|v| !v.starts_with(":::"))
+                    .cloned(),
+            );
+        } else if let Some(text) = &ctx.stdin_text {
+            args.extend(text.lines().filter(|l| !l.is_empty()).map(str::to_string));
+        } else {
+            for r in &s.redirects {
+                if let crate::syntax::RedirTarget::HereString(w) = &r.target {
+                    if let Some(v) = w.expanded(&self.env.home) {
+                        args.extend(v.lines().map(str::to_string));
+                    }
+                }
+            }
+        }
+        let Some(cmd) = inner
+            .iter()
+            .map(|w| w.expanded(&self.env.home))
+            .collect::<Option<Vec<String>>>()
+        else {
+            return;
+        };
+        let cmd = cmd.join(" ");
+        for a in args.iter().take(MOST) {
+            let line = if cmd.is_empty() {
+                a.clone()
+            } else if cmd.contains("{}") {
+                // parallel quotes what it puts in (`bash -c {}` gets the
+                // line as one word)
+                cmd.replace("{}", &shell_quote(a))
+            } else {
+                format!("{cmd} {}", shell_quote(a))
+            };
+            self.ungated_text(&line, own_cwd, ctx);
+        }
+    }
+}
+
+/// The words of `xargs -a FILE` / `--arg-file=FILE` when FILE is an input
+/// process substitution holding one literal `echo`/`printf`.
+fn arg_file_words(argv: &[Word], s: &Simple) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, w) in argv.iter().enumerate() {
+        let value = match w.lit().as_deref() {
+            Some("-a" | "--arg-file") => argv.get(k + 1),
+            _ => None,
+        };
+        let Some(v) = value.filter(|v| v.proc_subst) else {
+            continue;
+        };
+        let Some(p) = s.proc_substs.iter().find(|p| {
+            !p.output
+                && s.words
+                    .get(p.word_index)
+                    .is_some_and(|x| x.start == v.start)
+        }) else {
+            continue;
+        };
+        if let [item] = p.body.items.as_slice() {
+            if item.rest.is_empty() {
+                if let [elem] = item.first.elems.as_slice() {
+                    out.extend(super::walk::literal_output(&elem.cmd).unwrap_or_default());
+                }
+            }
+        }
+    }
+    out
+}
+
 fn indirect_inner(base: &str, argv: &[Word]) -> Vec<Word> {
     let mut i = 1;
     let with_value: &[&str] = match base {
         "xargs" => &[
+            // BSD xargs: replacements, replacement size, replacement string
+            "-R",
+            "-S",
+            "-J",
             "-I",
             "-i",
             "-n",

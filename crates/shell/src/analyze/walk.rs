@@ -28,6 +28,9 @@ pub(super) struct Ctx {
     /// The words a literal `echo`/`printf` writes into this pipeline
     /// element's standard input (what `xargs` would read, §15.19).
     pub(super) stdin_words: Option<Vec<String>>,
+    /// The text a literal `echo`/`printf` writes into this pipeline
+    /// element's standard input, exactly (what `xargs` reads, §8.1a).
+    pub(super) stdin_text: Option<String>,
     /// Walking the inside of a command or process substitution.
     pub(super) in_subst: bool,
 }
@@ -86,6 +89,11 @@ impl<'e> Walker<'e> {
             }
             ctx2.stdin_words = if i > 0 {
                 literal_output(&p.elems[i - 1].cmd)
+            } else {
+                None
+            };
+            ctx2.stdin_text = if i > 0 {
+                super::xargs::literal_stdout(&p.elems[i - 1].cmd, &self.env.home)
             } else {
                 None
             };
@@ -298,6 +306,7 @@ impl<'e> Walker<'e> {
                     piped_or_async: false,
                     in_function: ctx.in_function.clone(),
                     stdin_words: None,
+                    stdin_text: None,
                     in_subst: true,
                 };
                 self.script(&script, &mut c, &ctx2);
@@ -372,6 +381,11 @@ impl<'e> Walker<'e> {
 
         if s.words.is_empty() {
             return self.redirect_only(s, env, redirects, cwd, ctx);
+        }
+        // `echo a b | xargs cat`: the command lines xargs builds are the
+        // commands (§8.1a), when they are known exactly.
+        if let Some(tops) = self.literal_xargs(s, cwd, ctx) {
+            return tops;
         }
 
         // Unwrap transparent wrappers (§3.3).
@@ -496,6 +510,59 @@ impl<'e> Walker<'e> {
             self.change_dir(&base, &argv, cwd);
         }
         idx
+    }
+
+    /// `xargs` given literal input (a literal `echo`/`printf` piped in, a
+    /// here-string): each command line it builds is walked as a simple
+    /// command of its own, with the redirects that are not its input, in a
+    /// copy of the working directory (a `cd` or assignment xargs runs does
+    /// not reach the shell). `None`: not known exactly (the call is judged
+    /// as before: `indirect_execution`).
+    fn literal_xargs(&mut self, s: &Simple, cwd: &Cwd, ctx: &Ctx) -> Option<Vec<usize>> {
+        let w0 = s.words.first()?.literal()?;
+        if basename(&w0) != "xargs" || !crate::paths::is_system_program(&w0) {
+            return None;
+        }
+        if !s.proc_substs.is_empty() || s.words.iter().any(|w| !w.substs.is_empty()) {
+            return None;
+        }
+        let input = match super::xargs::redirected_input(&s.redirects) {
+            Some(Some(text)) => text,
+            Some(None) => return None,
+            None => ctx.stdin_text.clone()?,
+        };
+        let lines = super::xargs::lines(&s.words, &input)?;
+        let kept: Vec<Redirect> = s
+            .redirects
+            .iter()
+            .filter(|r| {
+                !matches!(
+                    r.kind,
+                    RedirKind::Read | RedirKind::HereDoc | RedirKind::HereString
+                ) || r.op.starts_with(|c: char| c.is_ascii_digit() && c != '0')
+            })
+            .cloned()
+            .collect();
+        let mut ctx2 = ctx.clone();
+        ctx2.stdin_words = None;
+        ctx2.stdin_text = None;
+        let mut tops = Vec::new();
+        for words in lines {
+            let line = Simple {
+                start: s.start,
+                assignments: s.assignments.clone(),
+                words,
+                proc_substs: Vec::new(),
+                redirects: kept.clone(),
+            };
+            let first = self.out.invocations.len();
+            let mut c = cwd.clone();
+            tops.extend(self.simple(&line, &mut c, &ctx2, false));
+            for inv in &mut self.out.invocations[first..] {
+                inv.wrappers.insert(0, "xargs".to_string());
+            }
+        }
+        Some(tops)
     }
 
     /// Walk the substitutions of a simple command (they run first);
@@ -765,7 +832,7 @@ impl<'e> Walker<'e> {
 }
 
 /// The words a literal `echo`/`printf` writes (for `xargs` fed by it).
-fn literal_output(cmd: &Command) -> Option<Vec<String>> {
+pub(super) fn literal_output(cmd: &Command) -> Option<Vec<String>> {
     let Command::Simple(s) = cmd else {
         return None;
     };
