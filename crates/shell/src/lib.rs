@@ -38,6 +38,7 @@
 #![warn(missing_docs)]
 
 pub mod analyze;
+pub mod brace;
 pub mod display;
 pub mod parse;
 pub mod pathlike;

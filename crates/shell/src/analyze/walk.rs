@@ -395,6 +395,14 @@ impl<'e> Walker<'e> {
             cwd.dir.clone(),
         );
 
+        // `cat src/{main,lib}.rs`: the words bash makes of a brace
+        // expansion after the program word are written words (the program
+        // word itself stays dynamic, §3.4).
+        let argv = if argv.iter().skip(1).any(|w| w.brace) && s.proc_substs.is_empty() {
+            expand_braces(argv)
+        } else {
+            argv
+        };
         let Some(w0) = argv.first() else {
             return Vec::new();
         };
@@ -860,6 +868,25 @@ pub(super) fn literal_output(cmd: &Command) -> Option<Vec<String>> {
             .flat_map(|a| a.split_whitespace().map(str::to_string).collect::<Vec<_>>())
             .collect(),
     )
+}
+
+/// `argv` with each brace word after the first replaced by the words bash
+/// expands it to, where [`crate::brace::expand`] reads it (others stay).
+fn expand_braces(argv: Vec<Word>) -> Vec<Word> {
+    let mut out = Vec::with_capacity(argv.len() + 4);
+    for (i, w) in argv.into_iter().enumerate() {
+        if i == 0 || !w.brace || !w.substs.is_empty() || w.unparsed || w.proc_subst {
+            out.push(w);
+            continue;
+        }
+        match crate::brace::expand(&w.raw) {
+            Some(words) => {
+                out.extend(words.iter().map(|t| Word::static_text(t, w.start, true)));
+            }
+            None => out.push(w),
+        }
+    }
+    out
 }
 
 /// A program word anchored at the home and otherwise static
