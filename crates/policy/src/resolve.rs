@@ -857,7 +857,11 @@ pub fn expand(fs: &dyn Fs, pattern: &str, ci: bool) -> Expansion {
                                 }
                             }
                         }
-                        Err(e) if e.kind() == ErrorKind::NotFound => {}
+                        Err(e)
+                            if matches!(
+                                e.kind(),
+                                ErrorKind::NotFound | ErrorKind::NotADirectory
+                            ) => {}
                         Err(_) => out.unlisted.push(dir),
                     }
                     if next.len() > MAX_MATCHES {
@@ -895,7 +899,10 @@ pub fn expand(fs: &dyn Fs, pattern: &str, ci: bool) -> Expansion {
                             next.push((format!("{p}/{name}"), kind));
                         }
                     }
-                    Err(e) if e.kind() == ErrorKind::NotFound => {}
+                    // A file (or a link to one) where a directory was needed: no
+                    // match through it, as bash finds none.
+                    Err(e)
+                        if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {}
                     Err(_) => out.unlisted.push(dir.to_string()),
                 }
                 if next.len() > MAX_MATCHES {

@@ -226,8 +226,9 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
         }
         return reader_fit(inv, safe, writes, place);
     };
-    // A version query of a program the model knows (`cargo --version`,
-    // `pnpm --version`, `dotnet --version`): it starts, prints and exits.
+    // A version or help query of a program the model knows (`cargo
+    // --version`, `pnpm --version`, `cargo --help`): it starts, prints and
+    // exits.
     // Started confined, whatever a shim runs for it (rustup's toolchain
     // file, a project's pinned package manager) has no network and writes
     // only the project.
@@ -236,7 +237,7 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
             .iter()
             .find(|(id, _)| *id == prog.id)
             .is_some_and(|(_, flags)| flags.contains(flag));
-        if *flag == "--version" || own {
+        if matches!(*flag, "--version" | "--help") || own {
             return Fit::Build;
         }
     }
@@ -367,7 +368,7 @@ const VERSION_FLAGS: &[(&str, &[&str])] = &[
     ("gem", &["-v"]),
     ("uv", &["-V", "version"]),
     ("pip", &["-V"]),
-    ("cargo", &["-V"]),
+    ("cargo", &["-V", "--list"]),
     ("rustc", &["-V"]),
     ("go", &["version"]),
     ("dotnet", &["--info", "--list-sdks", "--list-runtimes"]),

@@ -15,12 +15,26 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "pkgspec" => pkgspec(text),
         "localrev" => local_rev(text),
         "commitrev" => commit_rev(text),
+        "configkey" => config_key(text),
         "noatfile" => no_at_file(text),
         "msbuild" => msbuild_operand(text),
         "sbt" => sbt_command(text),
         "none" => Err("program text is never read-only here".into()),
         _ => Err(format!("no validator named {name}")),
     }
+}
+
+/// A git configuration key (`section.name`, `section.sub.name`): never a
+/// word without a dot, which git 2.46+ reads as a subcommand of `git
+/// config` (`edit` runs the editor, `list` prints every scope).
+pub fn config_key(text: &str) -> Result<(), String> {
+    let (section, name) = text
+        .split_once('.')
+        .ok_or_else(|| format!("`{text}` is not a configuration key (no section)"))?;
+    if section.is_empty() || name.is_empty() || text.starts_with('-') {
+        return Err(format!("`{text}` is not a configuration key"));
+    }
+    Ok(())
 }
 
 /// A `date` operand that only formats (`+%F`), never one that sets the

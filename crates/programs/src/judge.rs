@@ -224,7 +224,7 @@ pub fn is_oneshot(reason: &str) -> bool {
 /// Operand checks that only decide whether a form is read-only: a call
 /// failing one asks, and the human's grant for its verb covers it (a
 /// `git show` grant covers `git show 4c1e9a2`).
-const READ_ONLY_CHECKS: &[&str] = &["commitrev"];
+const READ_ONLY_CHECKS: &[&str] = &["commitrev", "configkey"];
 
 /// Why a grant for the call's verb would not cover it (empty: covered).
 pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {

@@ -39,29 +39,32 @@ pub(super) fn literal_stdout(cmd: &Command, home: &str) -> Option<String> {
         .collect();
     let words = words?;
     let (prog, args) = words.split_first()?;
+    // Backslashes in what is printed: dash's echo (`sh -c`) and bash with
+    // `xpg_echo` read escapes even without `-e` (rt12 F4); none are read
+    // here (printf's format below reads only its own `\n`).
+    let printed = if prog == "printf" {
+        &args[1.min(args.len())..]
+    } else {
+        args
+    };
+    if printed.iter().any(|w| w.contains('\\')) {
+        return None;
+    }
     match prog.as_str() {
         "echo" => {
             let mut newline = true;
-            let mut escapes = false;
             let mut k = 0;
             while let Some(a) = args.get(k) {
                 let flags = a
                     .strip_prefix('-')
                     .filter(|f| !f.is_empty() && f.chars().all(|c| matches!(c, 'n' | 'e' | 'E')));
                 let Some(flags) = flags else { break };
-                for c in flags.chars() {
-                    match c {
-                        'n' => newline = false,
-                        'e' => escapes = true,
-                        _ => escapes = false,
-                    }
+                if flags.contains('n') {
+                    newline = false;
                 }
                 k += 1;
             }
             let text = args[k..].join(" ");
-            if escapes && text.contains('\\') {
-                return None;
-            }
             Some(if newline { text + "\n" } else { text })
         }
         "printf" => {
@@ -93,7 +96,10 @@ pub(super) fn redirected_input(redirects: &[Redirect]) -> Option<Option<String>>
             r.kind,
             RedirKind::Read | RedirKind::ReadWrite | RedirKind::HereDoc | RedirKind::HereString
         ) || (r.kind == RedirKind::Dup && r.op[fd.len()..].starts_with('<'));
-        if !reads || !(fd.is_empty() || fd == "0") {
+        // Whatever names descriptor 0 itself (`0>&3`, `0>f`) points
+        // standard input elsewhere (rt12 F3).
+        let names_stdin = fd.trim_start_matches('0').is_empty() && !fd.is_empty();
+        if !(names_stdin || reads && fd.is_empty()) {
             continue;
         }
         out = Some(match &r.target {
@@ -161,6 +167,12 @@ pub(super) fn lines(argv: &[Word], input: &str) -> Option<Vec<Vec<Word>>> {
             }
         }
     }
+    // GNU xargs takes -I and -n as exclusive, the later one winning
+    // (`-I R -n2` appends the items and leaves R as text, rt12 F1): the
+    // two together are not read here.
+    if replace.is_some() && max_args.is_some() {
+        return None;
+    }
     let inner: Vec<Word> = if i < argv.len() {
         argv[i..].to_vec()
     } else {
@@ -170,8 +182,16 @@ pub(super) fn lines(argv: &[Word], input: &str) -> Option<Vec<Vec<Word>>> {
         return None;
     }
     // Without -0, xargs gives quotes and backslashes in its input a meaning
-    // of its own; such input is not read here.
+    // of its own; such input is not read here. Nor is any character but
+    // printable ASCII, space, tab and newline: xargs trims and splits by
+    // its own idea of blanks (`\v`, `\f`, `\r` lead an `-I` item, rt12 F2).
     if !null && input.contains(['\'', '"', '\\']) {
+        return None;
+    }
+    if !input
+        .bytes()
+        .all(|b| b == b' ' || b == b'\t' || b == b'\n' || (0x21..0x7f).contains(&b))
+    {
         return None;
     }
     let items: Vec<&str> = if null {
@@ -298,5 +318,14 @@ mod tests {
         assert_eq!(built(&["xargs", "--no-run", "cat"], "x\n"), None);
         assert_eq!(built(&["xargs", "-p", "cat"], "x\n"), None);
         assert_eq!(built(&["xargs", "-n0", "cat"], "x\n"), None);
+        // rt12 F1: -I and -n exclude each other, the later one winning
+        assert_eq!(built(&["xargs", "-I", "R", "-n2", "cat", "R"], "x\n"), None);
+        assert_eq!(built(&["xargs", "-n2", "-iR", "cat", "R"], "x\n"), None);
+        // rt12 F2: xargs's own blanks (\v, \f, \r lead an -I item)
+        assert_eq!(
+            built(&["xargs", "-I{}", "cat", "{}"], "\u{b}/etc/passwd\n"),
+            None
+        );
+        assert_eq!(built(&["xargs", "cat"], "a\rb\n"), None);
     }
 }
