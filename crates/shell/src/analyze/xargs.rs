@@ -59,9 +59,12 @@ pub(super) fn literal_stdout(cmd: &Command, home: &str) -> Option<String> {
                     .strip_prefix('-')
                     .filter(|f| !f.is_empty() && f.chars().all(|c| matches!(c, 'n' | 'e' | 'E')));
                 let Some(flags) = flags else { break };
-                if flags.contains('n') {
-                    newline = false;
+                // dash's echo (`sh -c`) prints `-e` and `-E` as words;
+                // bash's takes them as options: not read here.
+                if flags.contains(['e', 'E']) {
+                    return None;
                 }
+                newline = false;
                 k += 1;
             }
             let text = args[k..].join(" ");
