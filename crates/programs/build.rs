@@ -219,6 +219,7 @@ fn flag_bit(file: &str, prog: &str, f: &str) -> &'static str {
         "source" => "fx::SOURCE",
         "oneshot" => "fx::ONESHOT",
         "lastarg" => "fx::LASTARG",
+        "pair" => "fx::PAIR",
         _ => fail(file, prog, format!("unknown option flag `!{f}`")),
     }
 }

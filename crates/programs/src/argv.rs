@@ -669,11 +669,26 @@ fn take_value(
             None
         }
         (Arity::None, None) => None,
-        (_, Some(off)) => Some(ValueAt { at: i, offset: off }),
+        (_, Some(off)) => {
+            // A pair's first value is never glued (`--arg=NAME` is not how
+            // jq reads it).
+            if o.has(fx::PAIR) {
+                p.problems.push(Problem::UnexpectedValue { at: i });
+            }
+            Some(ValueAt { at: i, offset: off })
+        }
         (Arity::Optional, None) => None,
         (Arity::Required, None) => {
             if next < args.len() && !negated {
                 next += 1;
+                // `jq --arg NAME VALUE`: the second word is text too.
+                if o.has(fx::PAIR) {
+                    if next < args.len() {
+                        next += 1;
+                    } else {
+                        p.problems.push(Problem::MissingValue { at: i });
+                    }
+                }
                 Some(ValueAt {
                     at: i + 1,
                     offset: 0,

@@ -393,6 +393,8 @@ pub mod fx {
     /// means `--merged HEAD`; `git branch --merged -a` takes `-a` as the
     /// commit).
     pub const LASTARG: u32 = 1 << 15;
+    /// The value is two words, both text (`jq --arg NAME VALUE`).
+    pub const PAIR: u32 = 1 << 16;
 }
 
 /// One option of a program or subcommand.
