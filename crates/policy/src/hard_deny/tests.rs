@@ -624,3 +624,30 @@ fn corpus_no_panic() {
     }
     println!("denied {n} of {}", text.lines().count());
 }
+
+#[test]
+fn user_homes() {
+    all(
+        "system_destructive",
+        &[
+            "rm -rf /home/user",
+            "rm -rf /home/ubuntu/",
+            "rm -rf '/Users/alice'",
+            "rm -rf /root",
+            "env rm -rf /home/user",
+            "echo $(rm -rf /home/user)",
+            "bash -c 'rm -rf /home/user'",
+            "rm -rf /home/user/*",
+            "find /home/user -delete",
+            "python3 -c \"import shutil; shutil.rmtree('/home/user')\"",
+        ],
+    );
+    none(&[
+        "rm -rf /home/user/project/build",
+        "rm -rf /Users/alice/Library/Caches/x",
+        "rm /home/user",
+        "chmod -R 700 /home/user",
+        "ls /home/user",
+    ]);
+}
+
