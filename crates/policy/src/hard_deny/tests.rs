@@ -651,3 +651,88 @@ fn user_homes() {
     ]);
 }
 
+#[test]
+fn volumes_and_pools() {
+    all(
+        "system_destructive",
+        &[
+            "vgremove my_vg",
+            "vgremove -f vg0",
+            "lvremove /dev/my_vg/my_lv",
+            "lvremove -f /dev/vg0/root",
+            "lvm lvremove -y vg0/x",
+            "zpool destroy tank",
+            "zpool destroy -f tank",
+            "zfs destroy -r tank",
+            "zfs destroy tank/home",
+            "zfs destroy -r tank@snap",
+        ],
+    );
+    none(&[
+        "lvs",
+        "vgs",
+        "lvremove --help",
+        "vgremove -t vg0",
+        "zpool status",
+        "zpool list",
+        "zfs list",
+        "zfs destroy tank/home@snap",
+        "zfs destroy -n -r tank",
+        "zfs destroy -rnv tank",
+    ]);
+}
+
+#[test]
+fn stopping_the_machine_elsewhere() {
+    all(
+        "system_destructive",
+        &[
+            "launchctl reboot",
+            "launchctl reboot userspace",
+            "launchctl reboot halt",
+            "osascript -e 'tell app \"System Events\" to shut down'",
+            "osascript -e 'tell application \"Finder\" to restart'",
+            "osascript -e 'tell app \"loginwindow\" to «event aevtrsdn»'",
+            "dbus-send --system --print-reply --dest=org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager.PowerOff boolean:true",
+            "busctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager Reboot b true",
+            "gdbus call --system --dest org.freedesktop.login1 --object-path /org/freedesktop/login1 --method org.freedesktop.login1.Manager.Halt true",
+            "qdbus --system org.freedesktop.login1 /org/freedesktop/login1 PowerOff true",
+            "busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager StartUnit ss reboot.target replace",
+            "gnome-session-quit --power-off --force",
+            "gnome-session-quit --reboot",
+        ],
+    );
+    none(&[
+        "launchctl list",
+        "launchctl kickstart -k gui/501/com.x",
+        "osascript -e 'tell app \"Finder\" to activate'",
+        "osascript -e 'display notification \"restart later\"'",
+        "busctl call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager CanPowerOff",
+        "busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager RestartUnit ss nginx.service replace",
+        "dbus-send --session --dest=org.x /x org.x.Reboot",
+        "gnome-session-quit --logout",
+    ]);
+}
+
+#[test]
+fn recursive_attributes_and_acls() {
+    all(
+        "system_destructive",
+        &[
+            "chattr -R +i /",
+            "chattr -R -i /etc",
+            "chattr -VR =i /usr",
+            "setfacl -R -m u:nobody:rwx /",
+            "setfacl -Rm u:nobody:rwx /etc",
+            "setfacl --recursive -b /",
+        ],
+    );
+    none(&[
+        "chattr +i /etc/resolv.conf",
+        "chattr -i /",
+        "chattr -R +i build",
+        "setfacl -m u:nobody:rwx /",
+        "setfacl -R -m u:nobody:rwx build",
+        "chattr -R +i /home/u",
+    ]);
+}
