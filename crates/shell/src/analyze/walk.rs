@@ -130,10 +130,10 @@ impl<'e> Walker<'e> {
                 // `xargs sh -c`, `parallel` with no command (it runs its
                 // input lines), a runner's shell reading stdin (`busybox sh`).
                 let feeds_shell = made.iter().any(|inv| {
-                    let b = inv.base();
+                    let b = inv.run_base();
                     (matches!(b.as_str(), "xargs" | "parallel")
                         && (made.iter().any(|x| {
-                            !x.gated && (is_shell(&x.base()) || is_interpreter(&x.base()))
+                            !x.gated && (is_shell(&x.run_base()) || is_interpreter(&x.run_base()))
                         }) || (b == "parallel" && inv.argv.len() == 1)))
                         || (!inv.gated
                             && inv
@@ -150,7 +150,7 @@ impl<'e> Walker<'e> {
             // (`cat <(curl …) | sh`, `echo "$(curl …)" | sh`).
             if self.out.invocations[first_inv.min(self.out.invocations.len())..]
                 .iter()
-                .any(|inv| DOWNLOADERS.contains(&inv.base().as_str()))
+                .any(|inv| DOWNLOADERS.contains(&inv.run_base().as_str()))
             {
                 downloader_seen = true;
             }
@@ -387,6 +387,15 @@ impl<'e> Walker<'e> {
         let program = w0.literal();
         let Some(program) = program else {
             self.reason("dynamic_verb");
+            // `$SHELL -c 'rm -rf /'`: whatever the shell, its literal
+            // string meets hard deny as `bash -c`'s does (the call stays
+            // complex).
+            if super::inline::shell_variable(w0) {
+                if let super::inline::ShellC::Static(_, text) = super::inline::shell_c_string(&argv)
+                {
+                    self.ungated_text(&text, own_cwd.as_deref(), ctx);
+                }
+            }
             return self.push(s, argv, env, redirects, own_cwd, wrappers, ctx);
         };
         if w0.glob {
@@ -426,9 +435,13 @@ impl<'e> Walker<'e> {
 
         // Interpreters and shells: inline code, or a program read from
         // standard input (§3.3, §4.2).
-        if is_interpreter(&base) {
+        // `python.exe`, `node.exe` are the interpreters (shells named so
+        // are read by hard deny's own reading of their `-c`).
+        let ibase = verbs::strip_exe(&base).to_string();
+        let exe_shell = ibase != base && is_shell(&ibase);
+        if (is_interpreter(&ibase) || verbs::runs_inline_code(&ibase)) && !exe_shell {
             self.interpreter(
-                &base,
+                &ibase,
                 &argv,
                 &redirects,
                 &proc_bodies,
@@ -714,6 +727,15 @@ impl<'e> Walker<'e> {
                 self.ungated_text(&text, cwd, &Ctx::default());
             }
         }
+        // An interpreter's literal inline code (`uv run python -c …`,
+        // `npx node -e …`, `xargs perl -e …`): checked as at the top level.
+        if let Some(b) = argv.first().and_then(Word::literal) {
+            let b = verbs::strip_exe(&basename(&b).to_ascii_lowercase()).to_string();
+            let code_runner = (is_interpreter(&b) && !is_shell(&b)) || verbs::runs_inline_code(&b);
+            if code_runner && super::inline::has_inline_code(&b, &argv) {
+                self.inline_code(&b, &argv, cwd, &Ctx::default());
+            }
+        }
         let reading = Reading::of(&argv, &self.env.home);
         // A program the model does not know that runs its arguments
         // (`uv run setpriv bash -c 'rm -rf /'`, `bundle exec foreman run rm
@@ -741,7 +763,7 @@ impl<'e> Walker<'e> {
                 .filter_map(|op| r.text(op.at).map(str::to_string))
                 .collect();
             for t in texts {
-                for cmd in super::inline::shell_strings(&t) {
+                for cmd in super::code::shell_strings(&t) {
                     self.ungated_text(&cmd, cwd, &Ctx::default());
                 }
             }
