@@ -24,6 +24,7 @@ pub(super) fn check(c: &Cmd) -> Option<Denial> {
         "mv" | "gmv" => mv(c),
         "chmod" | "chown" | "chgrp" | "gchmod" | "gchown" | "gchgrp" => chmod(c),
         "chattr" => chattr(c),
+        "remove-item" => remove_item(c),
         "setfacl" => setfacl(c),
         b if is_formatter(b) => formatter(c),
         _ => volume(c).or_else(|| machine_stop(c)),
@@ -402,6 +403,72 @@ fn setfacl(c: &Cmd) -> Option<Denial> {
     recursive_change(c, &files, !recursive)
 }
 
+/// PowerShell's `Remove-Item -Recurse PATH` (reached through `pwsh -c`):
+/// parameters are matched by any unambiguous prefix, case-insensitively
+/// (`-r`, `-Rec`); `-Path`/`-LiteralPath` name targets as positional words
+/// do; a drive root (`C:\`, or the `C:` bash leaves of it) is `/` there.
+fn remove_item(c: &Cmd) -> Option<Denial> {
+    let is = |word: &str, full: &str| {
+        let l = word.trim_start_matches('-').to_ascii_lowercase();
+        let l = l.split(':').next().unwrap_or("").to_string();
+        !l.is_empty() && full.starts_with(&l)
+    };
+    let mut recursive = false;
+    let mut targets: Vec<XArg> = Vec::new();
+    let mut i = 0;
+    while i < c.args.len() {
+        let a = &c.args[i];
+        i += 1;
+        let t = a.text();
+        if t.starts_with('-') && t.len() > 1 {
+            if is(t, "recurse") {
+                recursive = true;
+            } else if is(t, "whatif") && t.len() > 2 {
+                return None;
+            } else if is(t, "path")
+                || is(t, "literalpath")
+                || is(t, "pspath")
+                || t.eq_ignore_ascii_case("-lp")
+            {
+                if let Some(v) = c.args.get(i) {
+                    targets.push(v.clone());
+                }
+                i += 1;
+            } else if ["filter", "include", "exclude", "credential", "stream"]
+                .iter()
+                .any(|f| is(t, f))
+            {
+                i += 1;
+            }
+            continue;
+        }
+        targets.push(a.clone());
+    }
+    if !recursive {
+        return None;
+    }
+    for a in &targets {
+        let words: Vec<XArg> = match &a.value {
+            Some(v) if v.contains(',') => v.split(',').map(XArg::lit).collect(),
+            _ => vec![a.clone()],
+        };
+        for w in &words {
+            let v = w.text();
+            let drive = v.len() >= 2
+                && v.as_bytes()[0].is_ascii_alphabetic()
+                && v.as_bytes()[1] == b':'
+                && v[2..].chars().all(|ch| ch == '\\' || ch == '/');
+            if drive && w.is_static() {
+                return deny(SD, format!("Remove-Item -Recurse deletes the drive {v}"));
+            }
+            if let Some(t) = critical(w, c.place, true) {
+                return deny(SD, format!("Remove-Item -Recurse deletes {t}"));
+            }
+        }
+    }
+    None
+}
+
 // ---------------------------------------------------------------------
 // Destroying a whole volume, volume group or pool.
 
@@ -424,9 +491,8 @@ fn volume(c: &Cmd) -> Option<Denial> {
             .map(|i| (args[i].text().to_string(), i))
     };
     match c.base.as_str() {
-        "lvremove" | "vgremove" => {
-            (!info(&c.args)).then(|| deny(SD, format!("{} destroys every volume it names", c.base)))?
-        }
+        "lvremove" | "vgremove" => (!info(&c.args))
+            .then(|| deny(SD, format!("{} destroys every volume it names", c.base)))?,
         "lvm" => {
             let (s, at) = sub(&c.args)?;
             let rest = &c.args[at + 1..];
@@ -769,8 +835,13 @@ fn dbus_stop(c: &Cmd) -> Option<String> {
     for (i, w) in words.iter().enumerate() {
         let rest = &words[i + 1..];
         // `qdbus org.freedesktop.login1 /org/freedesktop/login1 PowerOff`.
-        let on_object = w == "/org/freedesktop/login1" || w == "/org/freedesktop/consolekit/manager";
-        for m in DBUS_MANAGERS.iter().copied().chain(on_object.then_some(w.as_str())) {
+        let on_object =
+            w == "/org/freedesktop/login1" || w == "/org/freedesktop/consolekit/manager";
+        for m in DBUS_MANAGERS
+            .iter()
+            .copied()
+            .chain(on_object.then_some(w.as_str()))
+        {
             // `IFACE.METHOD` in one word, or `IFACE METHOD` (busctl).
             let (method, after) = match w.strip_prefix(m) {
                 Some("") => match rest.split_first() {

@@ -398,10 +398,20 @@ mod tests {
             assert!(!crit(t), "{t}");
         }
         // Another user's home, for a delete; not what is inside it.
-        for t in ["/home/user", "/Users/alice", "/root", "/home/user/", "/home/*/"] {
+        for t in [
+            "/home/user",
+            "/Users/alice",
+            "/root",
+            "/home/user/",
+            "/home/*/",
+        ] {
             assert!(crit(t), "{t}");
         }
-        for t in ["/home/user/project/build", "/Users/alice/x", "/home/user/*/x"] {
+        for t in [
+            "/home/user/project/build",
+            "/Users/alice/x",
+            "/home/user/*/x",
+        ] {
             assert!(!crit(t), "{t}");
         }
         assert!(critical(&XArg::lit("/home/user"), P, false).is_none());
