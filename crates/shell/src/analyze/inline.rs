@@ -577,3 +577,141 @@ pub(super) fn ssh_remote_command(argv: &[Word]) -> Option<String> {
     let command: Vec<String> = (i + 1..args.len()).map(lit).collect::<Option<_>>()?;
     (!command.is_empty()).then(|| command.join(" "))
 }
+
+/// A path key for comparing what one command writes with what another
+/// runs: absolute when the directory is known, else the relative text.
+fn path_key(cwd: Option<&str>, p: &str) -> String {
+    if p.starts_with('/') {
+        return crate::paths::normalize(p);
+    }
+    match cwd {
+        Some(d) => crate::paths::resolve(d, p),
+        None => format!("?/{}", p.trim_start_matches("./")),
+    }
+}
+
+/// The last name of a URL's path (`https://x.io/a/i.sh?x=1` ⇒ `i.sh`), as
+/// `curl -O` and `wget` name the file they write.
+fn url_file_name(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let path = rest.split(['?', '#']).next().unwrap_or("");
+    let (_, path) = path.split_once('/')?;
+    let name = path.rsplit('/').next().unwrap_or("");
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// The files a downloader writes (path keys): `curl -o F` / `--output F`
+/// (in `--output-dir D`), `curl -O` (the URL's last name), `wget -O F`,
+/// wget's default name (in `-P D`), and its standard output redirected to
+/// a file (`curl URL > F`).
+fn downloaded_files(inv: &Invocation, home: &str) -> Vec<String> {
+    let base = inv.run_base();
+    if !matches!(base.as_str(), "curl" | "wget") {
+        return Vec::new();
+    }
+    let cwd = inv.cwd.as_deref();
+    let mut out = Vec::new();
+    for r in &inv.redirects {
+        let stdout = matches!(
+            r.kind,
+            RedirKind::Write
+                | RedirKind::Append
+                | RedirKind::Clobber
+                | RedirKind::OutErr
+                | RedirKind::OutErrAppend
+        ) && !r.op.starts_with(|c: char| c.is_ascii_digit() && c != '1');
+        if let (true, RedirTarget::File(w)) = (stdout, &r.target) {
+            if let Some(p) = w.expanded(home) {
+                out.push(path_key(cwd, &p));
+            }
+        }
+    }
+    let Some(reading) = &inv.reading else {
+        return out;
+    };
+    let args = reading.args();
+    let p = &reading.parsed;
+    let long = |o: &shellgate_programs::OptUse, name: &str| o.opt.long.iter().any(|l| *l == name);
+    let value = |o: &shellgate_programs::OptUse| o.value.and_then(|v| p.value_text(&args, v));
+    let mut dir: Option<String> = None;
+    let mut named: Vec<String> = Vec::new();
+    let mut remote_name = base == "wget";
+    for o in &p.opts {
+        if o.negated {
+            continue;
+        }
+        if long(o, "output-dir") || long(o, "directory-prefix") {
+            dir = value(o).map(str::to_string);
+        } else if long(o, "output") && base == "curl" || long(o, "output-document") {
+            match value(o) {
+                Some("-") | None => {}
+                Some(f) => named.push(f.to_string()),
+            }
+            remote_name = false;
+        } else if long(o, "remote-name") || long(o, "remote-name-all") {
+            remote_name = true;
+        }
+    }
+    if remote_name {
+        for &i in &p.positionals {
+            if let Some(name) = reading.text(i).and_then(url_file_name) {
+                named.push(name);
+            }
+        }
+    }
+    for f in named {
+        let f = match (&dir, f.starts_with('/')) {
+            (Some(d), false) => format!("{}/{f}", d.trim_end_matches('/')),
+            _ => f,
+        };
+        out.push(path_key(cwd, &f));
+    }
+    out
+}
+
+/// The file an invocation runs as a program or script (path key): its
+/// program word when it names a path (`./i.sh`, `/tmp/x`), the script of
+/// a shell or interpreter (`sh i.sh`, `python3 x.py`), or what `source`/
+/// `.` reads.
+fn runs_file(inv: &Invocation, home: &str) -> Option<String> {
+    let cwd = inv.cwd.as_deref();
+    let prog = inv.argv.first()?.expanded(home)?;
+    if prog.contains('/') {
+        return Some(path_key(cwd, &prog));
+    }
+    let base = inv.run_base();
+    let script = if matches!(base.as_str(), "source" | ".") {
+        Some(1)
+    } else if is_shell(&base) || is_interpreter(&base) || crate::verbs::runs_inline_code(&base) {
+        if has_inline_code(&base, &inv.argv) {
+            None
+        } else {
+            program_operand_index(&base, &inv.argv)
+        }
+    } else {
+        None
+    }?;
+    let p = inv.argv.get(script)?.expanded(home)?;
+    Some(path_key(cwd, &p))
+}
+
+/// A file a downloader writes that a later command of the same call runs
+/// (`curl -o f URL && sh f`, `curl -O URL/i.sh && chmod +x i.sh &&
+/// ./i.sh`, `wget -qO /tmp/x URL && /tmp/x`, `curl URL > i.sh; bash i.sh`):
+/// the download runs as a program, as `curl | sh` does (remote code).
+pub(super) fn download_then_run(invs: &[Invocation], home: &str) -> bool {
+    for (i, inv) in invs.iter().enumerate() {
+        let files = downloaded_files(inv, home);
+        if files.is_empty() {
+            continue;
+        }
+        if invs[i + 1..]
+            .iter()
+            .filter_map(|later| runs_file(later, home))
+            .any(|f| files.contains(&f))
+        {
+            return true;
+        }
+    }
+    false
+}
