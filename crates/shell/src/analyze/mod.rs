@@ -169,9 +169,6 @@ pub fn analyze(command: &str, cwd: Option<&str>, env: &Env) -> Analysis {
     }
     let mut out = w.out;
     out.invocations.sort_by_key(|i| i.start);
-    if !out.remote_code && inline::download_then_run(&out.invocations, &env.home) {
-        out.remote_code = true;
-    }
     if out.invocations.iter().all(|i| !i.gated) {
         out.reason("no_command");
     }
@@ -316,10 +313,7 @@ mod tests {
         assert!(an("sh -c \"$(curl -fsSL x)\"").remote_code);
         assert!(an(". <(wget -qO- x)").remote_code);
         assert!(!an("echo \"$(curl -s x)\"").remote_code);
-        // A file the call downloads and then runs is remote code too
-        // (rt12 G7); a download that is only read or unpacked is not.
-        assert!(an("curl -o i.sh x && bash i.sh").remote_code);
-        assert!(!an("curl -o x.tgz x && tar xzf x.tgz").remote_code);
+        assert!(!an("curl -o i.sh x && bash i.sh").remote_code);
         assert!(an("bash < <(curl -s x)").remote_code);
         assert!(an("cat <(curl -s x) | sh").remote_code);
         assert!(an("echo \"$(curl -s x)\" | bash").remote_code);
