@@ -812,3 +812,40 @@ fn inline_code_of_other_languages() {
         "osascript -e 'display dialog \"hi\"'",
     ]);
 }
+
+#[test]
+fn values_known_in_the_call() {
+    all(
+        "system_destructive",
+        &[
+            "H=$HOME; rm -rf \"$H\"",
+            "T=/; rm -rf $T",
+            "T=/; rm -rf \"${T}\"",
+            "export T=/etc; rm -rf \"$T\"",
+            "H=~; P=$H/..; rm -rf \"$P\"",
+            "for d in / ~; do rm -rf \"$d\"; done",
+            "for d in /*; do rm -rf \"$d\"; done",
+            "rm -rf \"$PWD/../..\"",
+            "rm -rf `pwd`/../..",
+            "rm -rf \"$(pwd)/..\"",
+            "cd / && rm -rf \"$PWD\"",
+            "R=rm; $R -rf /",
+            "C='rm -rf /'; bash -c \"$C\"",
+            "T=; rm -rf $T/",
+            "T='/ x'; rm -rf $T",
+            "T='build /'; rm -rf $T",
+        ],
+    );
+    none(&[
+        "H=build; rm -rf \"$H\"",
+        "H=$HOME; H=build; rm -rf \"$H\"",
+        "for d in a b; do rm -rf \"$d\"; done",
+        "T=/ | rm -rf $T",
+        "rm -rf \"$PWD/build\"",
+        "T='/ x'; rm -rf \"$T\"",
+        "T='a b'; rm -rf x$T",
+        "T=/; read T; rm -rf \"$T\"",
+        "T=/; T+=x; rm -rf \"$T\"",
+        "X=/; echo \"$X\"",
+    ]);
+}

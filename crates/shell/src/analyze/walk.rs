@@ -189,10 +189,29 @@ impl<'e> Walker<'e> {
                 words,
                 bodies,
                 redirects,
+                var,
             } => {
                 self.reason(&format!("control_flow:{}", kind.keyword()));
                 for w in words {
                     self.word_substs(w, cwd, ctx);
+                }
+                // `for d in / ~`: the body sees each word's value (known
+                // when every word is; a glob stands for its matches).
+                if let Some(name) = var {
+                    let values: Option<Vec<(String, bool)>> = words
+                        .iter()
+                        .map(|w| {
+                            if !w.substs.is_empty() {
+                                return None;
+                            }
+                            super::evaluate::known_value(w, cwd, &self.env.home)
+                                .map(|v| (v, w.glob))
+                        })
+                        .collect();
+                    cwd.vars.assign(name, None);
+                    if let Some(v) = values.filter(|v| !v.is_empty() && v.len() <= 16) {
+                        cwd.vars.set_known(name, v);
+                    }
                 }
                 let Some(mut ctx2) = self.deeper(ctx, redirects, cwd) else {
                     return Vec::new();
@@ -380,6 +399,13 @@ impl<'e> Walker<'e> {
             &mut env,
             cwd.dir.clone(),
         );
+
+        // Names the call gave known values (`H=$HOME; rm -rf "$H"`, `for d
+        // in / ~`, `"$PWD/../.."`): the command lines they make are checked
+        // for hard deny (§15.13); the command itself stays what it is.
+        for alt in self.evaluated(&argv, cwd) {
+            self.ungated_argv(alt, own_cwd.as_deref(), s.start);
+        }
 
         let Some(w0) = argv.first() else {
             return Vec::new();
@@ -689,6 +715,38 @@ impl<'e> Walker<'e> {
         vec![self.out.invocations.len() - 1]
     }
 
+    /// The argvs a command runs with the values the call gave the names
+    /// in it (at most 32; none when a piece stays unknown).
+    fn evaluated(&self, argv: &[Word], cwd: &Cwd) -> Vec<Vec<Word>> {
+        if argv.iter().all(|w| w.params.is_empty()) {
+            return Vec::new();
+        }
+        let mut alts: Vec<Vec<Word>> = vec![Vec::new()];
+        for w in argv {
+            let options = if w.params.is_empty() {
+                vec![vec![w.clone()]]
+            } else {
+                match evaluate_word(w, cwd, &self.env.home) {
+                    Some(o) => o,
+                    None => return Vec::new(),
+                }
+            };
+            let mut next = Vec::new();
+            for a in &alts {
+                for o in &options {
+                    let mut x = a.clone();
+                    x.extend(o.iter().cloned());
+                    next.push(x);
+                }
+            }
+            if next.len() > 32 {
+                return Vec::new();
+            }
+            alts = next;
+        }
+        alts
+    }
+
     /// Text run as code whose commands are only checked for hard deny.
     pub(super) fn ungated_text(&mut self, text: &str, cwd: Option<&str>, ctx: &Ctx) {
         if ctx.depth + 1 > MAX_DEPTH {
@@ -784,6 +842,132 @@ impl<'e> Walker<'e> {
             assigns: Vec::new(),
         });
     }
+}
+
+/// The words one word becomes with the values its parameters may have
+/// (each alternative: the words after splitting, none for an unquoted empty
+/// value); `None` when a piece is unknown or its splitting is not simple
+/// (an unquoted value with blanks).
+fn evaluate_word(w: &Word, cwd: &Cwd, home: &str) -> Option<Vec<Vec<Word>>> {
+    use crate::word::Seg;
+    if w.brace || w.unparsed || w.proc_subst || !w.evals.is_empty() {
+        return None;
+    }
+    // A word that is one unquoted parameter (`$T`): its value is split
+    // into words at blanks, each globbed.
+    let others_empty = w.segs.iter().all(|s| {
+        matches!(s, Seg::Dynamic) || matches!(s, Seg::Lit { text, .. } if text.is_empty())
+    });
+    if let ([p], true) = (w.params.as_slice(), others_empty) {
+        let dynamic = w.segs.iter().filter(|s| matches!(s, Seg::Dynamic)).count();
+        if !p.quoted && dynamic == 1 {
+            let vals = super::evaluate::param_values(&p.name, cwd);
+            if vals.is_empty() {
+                return None;
+            }
+            return Some(
+                vals.iter()
+                    .map(|(v, _)| {
+                        v.split_whitespace()
+                            .map(|f| {
+                                let mut x = Word::static_text(f, w.start, true);
+                                x.raw = w.raw.clone();
+                                x
+                            })
+                            .collect()
+                    })
+                    .collect(),
+            );
+        }
+    }
+    // Each dynamic piece's values, in order.
+    let mut choices: Vec<Vec<(String, bool, bool)>> = Vec::new();
+    for (i, s) in w.segs.iter().enumerate() {
+        if !matches!(s, Seg::Dynamic) {
+            continue;
+        }
+        let p = w.params.iter().find(|p| p.seg == i)?;
+        let vals = super::evaluate::param_values(&p.name, cwd);
+        if vals.is_empty() {
+            return None;
+        }
+        let mut c = Vec::new();
+        for (v, glob) in vals {
+            if !p.quoted && v.contains(char::is_whitespace) {
+                return None;
+            }
+            // Bash globs an unquoted value; a for-list glob stands for
+            // its matches.
+            c.push((v, p.quoted && !glob, !p.quoted));
+        }
+        choices.push(c);
+    }
+    let mut combos: Vec<Vec<usize>> = vec![Vec::new()];
+    for c in &choices {
+        let mut next = Vec::new();
+        for combo in &combos {
+            for k in 0..c.len() {
+                let mut x = combo.clone();
+                x.push(k);
+                next.push(x);
+            }
+        }
+        if next.len() > 16 {
+            return None;
+        }
+        combos = next;
+    }
+    let mut out = Vec::new();
+    for combo in combos {
+        let mut segs: Vec<(String, bool)> = Vec::new();
+        let mut d = 0;
+        let mut only_unquoted_empty = true;
+        for s in &w.segs {
+            match s {
+                Seg::Lit { text, quoted } => {
+                    if !text.is_empty() || *quoted {
+                        only_unquoted_empty = false;
+                    }
+                    segs.push((text.clone(), *quoted));
+                }
+                Seg::Home => {
+                    only_unquoted_empty = false;
+                    segs.push((home.to_string(), true));
+                }
+                Seg::Dynamic => {
+                    let (v, quoted, unquoted) = &choices[d][combo[d]];
+                    if !v.is_empty() || !unquoted {
+                        only_unquoted_empty = false;
+                    }
+                    segs.push((v.clone(), *quoted));
+                    d += 1;
+                }
+            }
+        }
+        if only_unquoted_empty {
+            out.push(Vec::new());
+            continue;
+        }
+        let glob = segs.iter().any(|(t, q)| !q && t.contains(['*', '?', '[']));
+        let word = Word {
+            raw: w.raw.clone(),
+            start: w.start,
+            segs: segs
+                .into_iter()
+                .map(|(text, quoted)| Seg::Lit { text, quoted })
+                .collect(),
+            substs: Vec::new(),
+            quoted: w.quoted,
+            glob,
+            brace: false,
+            unparsed: false,
+            proc_subst: false,
+            evals: Vec::new(),
+            params: Vec::new(),
+        };
+        out.push(vec![word]);
+    }
+    Some(out)
 }
 
 /// The words a literal `echo`/`printf` writes (for `xargs` fed by it).
