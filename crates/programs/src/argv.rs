@@ -694,7 +694,10 @@ fn take_value(
                     offset: 0,
                 })
             } else {
-                if !(negated || next >= args.len() && o.has(fx::LASTARG)) {
+                // Here `next >= args.len()` whenever the option is not
+                // negated: a missing value is a problem unless the option
+                // takes one only when a word follows (`!lastarg`).
+                if !negated && !o.has(fx::LASTARG) {
                     p.problems.push(Problem::MissingValue { at: i });
                 }
                 None

@@ -479,6 +479,7 @@ impl<'a> Converter<'a> {
                     words,
                     bodies: vec![self.list(&f.body.list)?],
                     redirects,
+                    var: None,
                 }
             }
             ast::CompoundCommand::BraceGroup(g) => Command::Group {
@@ -490,6 +491,7 @@ impl<'a> Converter<'a> {
                 redirects,
             },
             ast::CompoundCommand::ForClause(f) => Command::Control {
+                var: f.values.as_ref().map(|_| f.variable_name.clone()),
                 kind: ControlKind::For,
                 words: f
                     .values
@@ -515,6 +517,7 @@ impl<'a> Converter<'a> {
                     words,
                     bodies,
                     redirects,
+                    var: None,
                 }
             }
             ast::CompoundCommand::IfClause(i) => {
@@ -530,6 +533,7 @@ impl<'a> Converter<'a> {
                     words: Vec::new(),
                     bodies,
                     redirects,
+                    var: None,
                 }
             }
             ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => {
@@ -543,6 +547,7 @@ impl<'a> Converter<'a> {
                     words: Vec::new(),
                     bodies: vec![self.list(&w.0)?, self.list(&w.1.list)?],
                     redirects,
+                    var: None,
                 }
             }
             ast::CompoundCommand::Coprocess(c) => Command::Coproc {

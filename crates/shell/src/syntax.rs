@@ -110,6 +110,9 @@ pub enum Command {
         bodies: Vec<Script>,
         /// Redirects applied to the whole construct.
         redirects: Vec<Redirect>,
+        /// `for NAME in WORDS`: the loop's name (`None` for other
+        /// constructs and for `for NAME` over the positional parameters).
+        var: Option<String>,
     },
     /// `(( … ))`
     Arith {

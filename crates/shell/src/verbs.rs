@@ -143,6 +143,32 @@ pub fn is_interpreter(base: &str) -> bool {
     false
 }
 
+/// `stem` followed by a version (`node20`, `python3.12`).
+pub fn versioned(base: &str, stem: &str) -> bool {
+    base.strip_prefix(stem).is_some_and(|rest| {
+        !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit() || c == '.')
+    })
+}
+
+/// A program name without a Windows `.exe` suffix (Git Bash, MSYS2 and WSL
+/// interop run `python.exe`, `curl.exe` as `python`, `curl`).
+pub fn strip_exe(base: &str) -> &str {
+    match base.len().checked_sub(4) {
+        Some(cut) if base.is_char_boundary(cut) && base[cut..].eq_ignore_ascii_case(".exe") => {
+            &base[..cut]
+        }
+        _ => base,
+    }
+}
+
+/// Programs outside §4.2's list that run inline code (§15.6: `lua -e`,
+/// `Rscript -e`, `osascript -e`): their inline code makes the call complex
+/// like an interpreter's, and is read for hard deny.
+pub fn runs_inline_code(base: &str) -> bool {
+    let b = base.to_ascii_lowercase();
+    matches!(b.as_str(), "lua" | "luajit" | "rscript" | "osascript") || versioned(&b, "lua")
+}
+
 /// A POSIX-family shell (`bash`, `sh`, `zsh` …) by basename.
 pub fn is_shell(base: &str) -> bool {
     SHELLS.contains(&base)

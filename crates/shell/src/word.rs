@@ -87,7 +87,25 @@ pub struct Word {
     pub proc_subst: bool,
     /// What bash evaluates again when it expands the word.
     pub evals: Vec<Eval>,
+    /// The dynamic pieces that are a plain parameter (`$NAME`, `${NAME}`)
+    /// or `$(pwd)`/`` `pwd` ``: what a value known from the same call can
+    /// stand for (hard deny evaluates them, §15.13).
+    pub params: Vec<Param>,
 }
+
+/// A plain parameter piece of a word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    /// Index of its [`Seg::Dynamic`] in [`Word::segs`].
+    pub seg: usize,
+    /// The parameter's name; [`PWD_SUBST`] for `$(pwd)`.
+    pub name: String,
+    /// Inside double quotes (no splitting, no globbing of its value).
+    pub quoted: bool,
+}
+
+/// The name [`Param`] gives a `$(pwd)` or `` `pwd` `` piece.
+pub const PWD_SUBST: &str = "$(pwd)";
 
 impl Word {
     /// Analyze `raw` (a word as it appears in the source).
@@ -123,6 +141,7 @@ impl Word {
             unparsed: false,
             proc_subst: false,
             evals: Vec::new(),
+            params: Vec::new(),
         };
         // brush-parser 0.4 unwraps numbers it parses out of `~+N`, `~-N`
         // and `{a..b}` and panics when they overflow (fuzzer finding):
@@ -186,6 +205,7 @@ impl Word {
             unparsed: false,
             proc_subst: false,
             evals: Vec::new(),
+            params: Vec::new(),
         }
     }
 
@@ -209,6 +229,7 @@ impl Word {
             unparsed: false,
             proc_subst: true,
             evals: Vec::new(),
+            params: Vec::new(),
         }
     }
 
@@ -262,12 +283,39 @@ impl Word {
                         self.segs.push(Seg::Home);
                         return;
                     }
+                    self.params.push(Param {
+                        seg: self.segs.len(),
+                        name: name.clone(),
+                        quoted: in_dq,
+                    });
                 }
                 self.segs.push(Seg::Dynamic);
                 self.note_evals(expr);
                 for nested in parameter_nested_text(expr) {
                     self.nested_word(nested, offset);
                 }
+            }
+            WordPiece::CommandSubstitution(text)
+            | WordPiece::BackquotedCommandSubstitution(text)
+                if matches!(text.trim(), "pwd" | "pwd -L" | "builtin pwd") =>
+            {
+                // `$(pwd)`: the logical working directory, like `$PWD`.
+                self.params.push(Param {
+                    seg: self.segs.len(),
+                    name: PWD_SUBST.to_string(),
+                    quoted: in_dq,
+                });
+                self.segs.push(Seg::Dynamic);
+                let kind = if matches!(piece, WordPiece::CommandSubstitution(_)) {
+                    SubstKind::Command
+                } else {
+                    SubstKind::Backtick
+                };
+                self.substs.push(Subst {
+                    kind,
+                    text: text.clone(),
+                    offset,
+                });
             }
             WordPiece::CommandSubstitution(text) => {
                 self.segs.push(Seg::Dynamic);

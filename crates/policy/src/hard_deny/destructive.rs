@@ -23,8 +23,11 @@ pub(super) fn check(c: &Cmd) -> Option<Denial> {
         "rsync" => rsync(c),
         "mv" | "gmv" => mv(c),
         "chmod" | "chown" | "chgrp" | "gchmod" | "gchown" | "gchgrp" => chmod(c),
+        "chattr" => chattr(c),
+        "remove-item" => remove_item(c),
+        "setfacl" => setfacl(c),
         b if is_formatter(b) => formatter(c),
-        _ => machine_stop(c),
+        _ => volume(c).or_else(|| machine_stop(c)),
     }
 }
 
@@ -311,6 +314,227 @@ fn chmod(c: &Cmd) -> Option<Denial> {
     None
 }
 
+/// A critical target of a recursive attribute or ACL change (like
+/// [`chmod`]: `/`, a system tree, an ancestor of the home).
+fn recursive_change(c: &Cmd, targets: &[&XArg], unreadable: bool) -> Option<Denial> {
+    for a in targets {
+        if let Some(t) = critical(a, c.place, false) {
+            let how = if unreadable {
+                "has options that cannot be read (they may be -R) on"
+            } else {
+                "recursively changes"
+            };
+            return deny(SD, format!("{} {how} {t}", c.base));
+        }
+    }
+    None
+}
+
+/// `chattr -R MODE FILE…` (e2fsprogs): a word starting with `-` is a
+/// cluster of options (`R`, `V`, `f`, `v VERSION`, `p PROJECT`) or of
+/// attributes to remove, so any such cluster holding `R` recurses;
+/// `+MODE`/`=MODE` set attributes. Every other word may be a file.
+fn chattr(c: &Cmd) -> Option<Denial> {
+    let mut recursive = false;
+    let mut unreadable = false;
+    let mut files: Vec<&XArg> = Vec::new();
+    let mut i = 0;
+    while i < c.args.len() {
+        let a = &c.args[i];
+        i += 1;
+        let Some(v) = a.value.as_deref() else {
+            if a.prefix.is_empty() || a.prefix.starts_with('-') {
+                unreadable = true;
+            }
+            files.push(a);
+            continue;
+        };
+        if let Some(cluster) = v.strip_prefix('-').filter(|x| !x.is_empty()) {
+            recursive |= cluster.contains('R');
+            // `-v VERSION`, `-p PROJECT`: the value follows.
+            if cluster.ends_with(['v', 'p']) {
+                i += 1;
+            }
+            continue;
+        }
+        if v.starts_with(['+', '=']) {
+            continue;
+        }
+        files.push(a);
+    }
+    if !recursive && !unreadable {
+        return None;
+    }
+    recursive_change(c, &files, !recursive)
+}
+
+const SETFACL: &[LOpt] = &[
+    o('m', "modify", Val::Req),
+    o('M', "modify-file", Val::Req),
+    o('x', "remove", Val::Req),
+    o('X', "remove-file", Val::Req),
+    o('\0', "set", Val::Req),
+    o('\0', "set-file", Val::Req),
+    o('\0', "restore", Val::Req),
+    o('\0', "test", Val::No),
+    o('\0', "mask", Val::No),
+    o('b', "remove-all", Val::No),
+    o('k', "remove-default", Val::No),
+    o('n', "no-mask", Val::No),
+    o('d', "default", Val::No),
+    o('R', "recursive", Val::No),
+    o('L', "logical", Val::No),
+    o('P', "physical", Val::No),
+    o('v', "version", Val::No),
+    o('h', "help", Val::No),
+];
+
+/// `setfacl -R … FILE…` on a critical tree.
+fn setfacl(c: &Cmd) -> Option<Denial> {
+    let r = getopt(&c.args, SETFACL, true);
+    if r.has("help") || r.has("version") {
+        return None;
+    }
+    let recursive = r.has("recursive");
+    if !recursive && !r.unreadable() {
+        return None;
+    }
+    let files: Vec<&XArg> = r.operands.iter().filter_map(|&i| c.args.get(i)).collect();
+    recursive_change(c, &files, !recursive)
+}
+
+/// PowerShell's `Remove-Item -Recurse PATH` (reached through `pwsh -c`):
+/// parameters are matched by any unambiguous prefix, case-insensitively
+/// (`-r`, `-Rec`); `-Path`/`-LiteralPath` name targets as positional words
+/// do; a drive root (`C:\`, or the `C:` bash leaves of it) is `/` there.
+fn remove_item(c: &Cmd) -> Option<Denial> {
+    let is = |word: &str, full: &str| {
+        let l = word.trim_start_matches('-').to_ascii_lowercase();
+        let l = l.split(':').next().unwrap_or("").to_string();
+        !l.is_empty() && full.starts_with(&l)
+    };
+    let mut recursive = false;
+    let mut targets: Vec<XArg> = Vec::new();
+    let mut i = 0;
+    while i < c.args.len() {
+        let a = &c.args[i];
+        i += 1;
+        let t = a.text();
+        if t.starts_with('-') && t.len() > 1 {
+            if is(t, "recurse") {
+                recursive = true;
+            } else if is(t, "whatif") && t.len() > 2 {
+                return None;
+            } else if is(t, "path")
+                || is(t, "literalpath")
+                || is(t, "pspath")
+                || t.eq_ignore_ascii_case("-lp")
+            {
+                if let Some(v) = c.args.get(i) {
+                    targets.push(v.clone());
+                }
+                i += 1;
+            } else if ["filter", "include", "exclude", "credential", "stream"]
+                .iter()
+                .any(|f| is(t, f))
+            {
+                i += 1;
+            }
+            continue;
+        }
+        targets.push(a.clone());
+    }
+    if !recursive {
+        return None;
+    }
+    for a in &targets {
+        let words: Vec<XArg> = match &a.value {
+            Some(v) if v.contains(',') => v.split(',').map(XArg::lit).collect(),
+            _ => vec![a.clone()],
+        };
+        for w in &words {
+            let v = w.text();
+            let drive = v.len() >= 2
+                && v.as_bytes()[0].is_ascii_alphabetic()
+                && v.as_bytes()[1] == b':'
+                && v[2..].chars().all(|ch| ch == '\\' || ch == '/');
+            if drive && w.is_static() {
+                return deny(SD, format!("Remove-Item -Recurse deletes the drive {v}"));
+            }
+            if let Some(t) = critical(w, c.place, true) {
+                return deny(SD, format!("Remove-Item -Recurse deletes {t}"));
+            }
+        }
+    }
+    None
+}
+
+// ---------------------------------------------------------------------
+// Destroying a whole volume, volume group or pool.
+
+/// `lvremove`, `vgremove` (LVM, also as `lvm lvremove …`), `zpool destroy`,
+/// `zfs destroy` of a dataset: every byte of the volume is lost, like
+/// `wipefs` or `pvremove` of the disk (rt12 G8). Only help, version and
+/// dry runs (`zfs destroy -n`) stay.
+fn volume(c: &Cmd) -> Option<Denial> {
+    let info = |args: &[XArg]| {
+        args.iter().any(|a| {
+            matches!(
+                a.value.as_deref(),
+                Some("--help" | "-h" | "-?" | "--version" | "--test" | "-t")
+            )
+        })
+    };
+    let sub = |args: &[XArg]| -> Option<(String, usize)> {
+        args.iter()
+            .position(|a| !a.text().starts_with('-'))
+            .map(|i| (args[i].text().to_string(), i))
+    };
+    match c.base.as_str() {
+        "lvremove" | "vgremove" => (!info(&c.args))
+            .then(|| deny(SD, format!("{} destroys every volume it names", c.base)))?,
+        "lvm" => {
+            let (s, at) = sub(&c.args)?;
+            let rest = &c.args[at + 1..];
+            (matches!(s.as_str(), "lvremove" | "vgremove") && !info(rest))
+                .then(|| deny(SD, format!("lvm {s} destroys every volume it names")))?
+        }
+        "zpool" => {
+            let (s, at) = sub(&c.args)?;
+            let rest = &c.args[at + 1..];
+            (s == "destroy" && !info(rest))
+                .then(|| deny(SD, "zpool destroy destroys the pool and all its data"))?
+        }
+        "zfs" => {
+            let (s, at) = sub(&c.args)?;
+            if s != "destroy" {
+                return None;
+            }
+            let rest = &c.args[at + 1..];
+            let mut recursive = false;
+            let mut dry = false;
+            let mut dataset = false;
+            for a in rest {
+                match a.value.as_deref() {
+                    Some(v) if v.starts_with('-') && v.len() > 1 && !v.starts_with("--") => {
+                        recursive |= v.contains(['r', 'R']);
+                        dry |= v.contains('n');
+                    }
+                    Some("--") => {}
+                    // A snapshot (`pool/fs@snap`) alone is one point in
+                    // time; a dataset, or one only known at run time, is
+                    // its data.
+                    Some(v) => dataset |= !v.contains('@'),
+                    None => dataset = true,
+                }
+            }
+            (!dry && (dataset || recursive))
+                .then(|| deny(SD, "zfs destroy destroys the dataset and its data"))?
+        }
+        _ => None,
+    }
+}
+
 /// Programs that create a file system (the whole target is lost).
 pub(super) fn is_formatter(base: &str) -> bool {
     base.starts_with("mkfs")
@@ -486,6 +710,29 @@ fn machine_stop(c: &Cmd) -> Option<Denial> {
                 _ => None,
             }
         }
+        "launchctl" => c
+            .args
+            .iter()
+            .find(|a| !a.text().starts_with('-'))
+            .is_some_and(|a| a.value.as_deref() == Some("reboot"))
+            .then(|| stop("launchctl reboot"))
+            .flatten(),
+        "osascript" => osascript_stop(c).then(|| stop("osascript")).flatten(),
+        "dbus-send" | "busctl" | "gdbus" | "qdbus" | "qdbus6" | "qdbus-qt5" | "qdbus-qt6"
+        | "dbus" => dbus_stop(c).and_then(|m| stop(&format!("{} {m}", c.base))),
+        "gnome-session-quit" | "xfce4-session-logout" | "lxqt-leave" => c
+            .args
+            .iter()
+            .any(|a| {
+                a.value.as_deref().is_some_and(|v| {
+                    matches!(
+                        v,
+                        "--power-off" | "--reboot" | "--halt" | "--poweroff" | "--restart"
+                    ) || v.starts_with("--power")
+                })
+            })
+            .then(|| stop(&c.base))
+            .flatten(),
         "pmset" => c
             .args
             .iter()
@@ -499,6 +746,120 @@ fn machine_stop(c: &Cmd) -> Option<Denial> {
             .flatten(),
         _ => None,
     }
+}
+
+/// `osascript -e 'tell application "System Events" to shut down'` (or
+/// `restart`, or the raw Apple events of the login window): the code of
+/// every `-e`, joined as osascript joins them.
+fn osascript_stop(c: &Cmd) -> bool {
+    let mut code = String::new();
+    let mut i = 0;
+    while i < c.args.len() {
+        let v = c.args[i].text();
+        if v == "-e" {
+            if let Some(x) = c.args.get(i + 1) {
+                code.push_str(x.text());
+                code.push('\n');
+            }
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    let lower = code.to_ascii_lowercase();
+    let flat: String = lower.split_whitespace().collect::<Vec<_>>().join(" ");
+    const EVENTS: &[&str] = &["aevtrsdn", "aevtrrst", "aevtshut", "aevtrlgo"];
+    if EVENTS.iter().any(|e| flat.contains(e)) {
+        return true;
+    }
+    let targets = ["system events", "finder", "loginwindow"];
+    let tells = flat.contains("tell") && targets.iter().any(|t| flat.contains(t));
+    tells && (flat.contains("shut down") || flat.contains("restart") || flat.contains("sleep"))
+}
+
+/// Managers whose methods stop the machine (what `systemctl poweroff` and
+/// the desktops call over D-Bus).
+const DBUS_MANAGERS: &[&str] = &[
+    "org.freedesktop.login1.manager",
+    "org.freedesktop.consolekit.manager",
+    "org.freedesktop.systemd1.manager",
+];
+
+/// Their methods that stop, restart or suspend the machine.
+const DBUS_STOP_METHODS: &[&str] = &[
+    "poweroff",
+    "reboot",
+    "halt",
+    "kexec",
+    "softreboot",
+    "suspend",
+    "hibernate",
+    "hybridsleep",
+    "suspendthenhibernate",
+    "poweroffwithflags",
+    "rebootwithflags",
+    "haltwithflags",
+    "suspendwithflags",
+    "hibernatewithflags",
+    "stop",
+    "restart",
+    "scheduleshutdown",
+];
+
+/// A D-Bus call (`dbus-send … org.freedesktop.login1.Manager.PowerOff`,
+/// `busctl call … org.freedesktop.login1.Manager PowerOff`, `gdbus call
+/// --method org.freedesktop.login1.Manager.Reboot`) of a method that stops
+/// the machine; returns the method.
+fn dbus_stop(c: &Cmd) -> Option<String> {
+    let words: Vec<String> = c
+        .args
+        .iter()
+        .map(|a| {
+            let t = a.text().to_ascii_lowercase();
+            // `--method=X`, `--dest=X`: the value.
+            match t.split_once('=') {
+                Some((k, v)) if k.starts_with('-') => v.to_string(),
+                _ => t,
+            }
+        })
+        .collect();
+    let stops = |method: &str, rest: &[String]| {
+        DBUS_STOP_METHODS.contains(&method)
+            || (matches!(
+                method,
+                "startunit" | "restartunit" | "reloadorrestartunit" | "tryrestartunit"
+            ) && rest
+                .iter()
+                .any(|u| MACHINE_STOP_UNITS.contains(&unit_stem(u))))
+    };
+    for (i, w) in words.iter().enumerate() {
+        let rest = &words[i + 1..];
+        // `qdbus org.freedesktop.login1 /org/freedesktop/login1 PowerOff`.
+        let on_object =
+            w == "/org/freedesktop/login1" || w == "/org/freedesktop/consolekit/manager";
+        for m in DBUS_MANAGERS
+            .iter()
+            .copied()
+            .chain(on_object.then_some(w.as_str()))
+        {
+            // `IFACE.METHOD` in one word, or `IFACE METHOD` (busctl).
+            let (method, after) = match w.strip_prefix(m) {
+                Some("") => match rest.split_first() {
+                    Some((x, after)) => (x.as_str(), after),
+                    None => continue,
+                },
+                Some(r) => match r.strip_prefix('.') {
+                    Some(x) if !on_object => (x, rest),
+                    _ => continue,
+                },
+                None => continue,
+            };
+            if stops(method, after) {
+                return Some(method.to_string());
+            }
+        }
+    }
+    None
 }
 
 /// systemctl's options that take a value (getopt_long).

@@ -65,14 +65,30 @@ pub(crate) struct Place<'a> {
 }
 
 /// `/`, a system directory, one of the more roots, an ancestor of the home
-/// directory, or (with `home_too`) the home directory itself.
+/// directory, or (with `home_too`) the home directory itself or another
+/// user's home ([`is_user_home`]).
 pub(crate) fn is_critical(p: &str, home: &str, home_too: bool) -> bool {
     let home = paths::normalize(home);
     p == "/"
         || SYSTEM_DIRS.contains(&p)
         || MORE_ROOTS.contains(&p)
         || (p != home && paths::is_within(&home, p))
-        || (home_too && p == home)
+        || (home_too && (p == home || is_user_home(p)))
+}
+
+/// A directory that is by convention a user's whole home: a direct child
+/// of `/home` or `/Users` (`/home/user`, `/Users/alice`), or `/root`. Its
+/// recursive loss is the same catastrophe as the loss of `$HOME`, whoever
+/// the gate's own user is (rt12 G2); what is inside it (`/home/user/src`)
+/// is not.
+pub(crate) fn is_user_home(p: &str) -> bool {
+    if p == "/root" {
+        return true;
+    }
+    ["/home/", "/Users/"].iter().any(|parent| {
+        p.strip_prefix(parent)
+            .is_some_and(|name| !name.is_empty() && !name.contains('/'))
+    })
 }
 
 /// One segment of a path: its text and whether it holds an unquoted glob
@@ -381,6 +397,24 @@ mod tests {
         ] {
             assert!(!crit(t), "{t}");
         }
+        // Another user's home, for a delete; not what is inside it.
+        for t in [
+            "/home/user",
+            "/Users/alice",
+            "/root",
+            "/home/user/",
+            "/home/*/",
+        ] {
+            assert!(crit(t), "{t}");
+        }
+        for t in [
+            "/home/user/project/build",
+            "/Users/alice/x",
+            "/home/user/*/x",
+        ] {
+            assert!(!crit(t), "{t}");
+        }
+        assert!(critical(&XArg::lit("/home/user"), P, false).is_none());
         // chmod/chown: the home itself is not critical, its ancestors are.
         assert!(critical(&XArg::lit("/home/u"), P, false).is_none());
         assert!(critical(&XArg::lit("/home"), P, false).is_some());

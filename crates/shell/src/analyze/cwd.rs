@@ -35,6 +35,9 @@ impl Walker<'_> {
     }
 
     pub(super) fn change_dir(&mut self, base: &str, argv: &[Word], cwd: &mut Cwd) {
+        // `cd` sets `$PWD` to where it goes (`cwd.dir` from here on).
+        cwd.vars.values.retain(|k| k.name != "PWD");
+        cwd.vars.set.retain(|n| n != "PWD");
         let target = argv.iter().skip(1).find(|w| {
             !w.literal()
                 .is_some_and(|v| v.starts_with('-') && v.len() > 1)

@@ -33,10 +33,44 @@ pub(super) struct Vars {
     /// Names declared integer (`declare -i`): a later assignment to one is
     /// evaluated as arithmetic.
     pub(super) integer: Vec<String>,
+    /// Values known statically (`H=$HOME;`, `T=/;`, `for d in / ~`): every
+    /// value a name may have here. Only hard deny reads them (the
+    /// commands that use them stay what they were).
+    pub(super) values: Vec<Known>,
+}
+
+/// A value a name was given by a statement of the same call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Known {
+    pub(super) name: String,
+    pub(super) value: String,
+    /// A `for` word that bash globs (`for d in /*`): the value is one of
+    /// its matches.
+    pub(super) glob: bool,
 }
 
 impl Vars {
-    fn assign(&mut self, name: &str, value: Option<&str>) {
+    /// The values `name` may have, when all are known.
+    pub(super) fn known(&self, name: &str) -> Vec<&Known> {
+        self.values.iter().filter(|k| k.name == name).collect()
+    }
+
+    /// `name` now has exactly these values.
+    pub(super) fn set_known(&mut self, name: &str, values: Vec<(String, bool)>) {
+        self.values.retain(|k| k.name != name);
+        for (value, glob) in values {
+            self.values.push(Known {
+                name: name.to_string(),
+                value,
+                glob,
+            });
+        }
+    }
+
+    pub(super) fn assign(&mut self, name: &str, value: Option<&str>) {
+        // Whatever it held before is gone; a caller that knows the new
+        // value records it after.
+        self.values.retain(|k| k.name != name);
         let numeric = value.is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()));
         self.numeric.retain(|n| n != name);
         if numeric {
@@ -105,6 +139,54 @@ pub(super) fn arith_ok(text: &str, numeric: &[String]) -> bool {
         }
     }
     true
+}
+
+/// The value of a word when it is known here: static text, the home, and
+/// names with one known value (`T=$H/x` after `H=$HOME`).
+pub(super) fn known_value(w: &Word, cwd: &Cwd, home: &str) -> Option<String> {
+    if w.brace || w.unparsed || w.proc_subst {
+        return None;
+    }
+    let mut out = String::new();
+    for (i, s) in w.segs.iter().enumerate() {
+        match s {
+            crate::word::Seg::Lit { text, .. } => out.push_str(text),
+            crate::word::Seg::Home => out.push_str(home),
+            crate::word::Seg::Dynamic => {
+                let p = w.params.iter().find(|p| p.seg == i)?;
+                let v = param_values(&p.name, cwd);
+                match v.as_slice() {
+                    [(one, false)] => out.push_str(one),
+                    _ => return None,
+                }
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The values a parameter may have here: a name the call set, or the
+/// working directory for `$PWD` and `$(pwd)` when it is known.
+pub(super) fn param_values(name: &str, cwd: &Cwd) -> Vec<(String, bool)> {
+    if name == "PWD" || name == crate::word::PWD_SUBST {
+        if cwd.vars.values.iter().any(|k| k.name == "PWD")
+            || cwd.vars.set.iter().any(|n| n == "PWD")
+        {
+            // Set by the call itself: its value, if known.
+            return cwd
+                .vars
+                .known("PWD")
+                .into_iter()
+                .map(|k| (k.value.clone(), k.glob))
+                .collect();
+        }
+        return cwd.dir.iter().map(|d| (d.clone(), false)).collect();
+    }
+    cwd.vars
+        .known(name)
+        .into_iter()
+        .map(|k| (k.value.clone(), k.glob))
+        .collect()
 }
 
 /// The subscript of a NAME operand (`a[$(id)]` ⇒ `$(id)`), if any.
@@ -312,6 +394,19 @@ impl Walker<'_> {
                             };
                             cwd.vars
                                 .assign(name.split('[').next().unwrap_or(""), value.as_deref());
+                            // `export T=/`, `local H=$HOME`: a plain value
+                            // is known as a statement's is.
+                            if attrs.is_empty() && base != "read" {
+                                let home = self.env.home.clone();
+                                if let Some((n, v)) = known_value(w, cwd, &home).and_then(|t| {
+                                    t.split_once('=')
+                                        .map(|(n, v)| (n.to_string(), v.to_string()))
+                                }) {
+                                    if is_identifier(&n) {
+                                        cwd.vars.set_known(&n, vec![(v, false)]);
+                                    }
+                                }
+                            }
                         }
                     }
                     i += 1;
@@ -438,13 +533,26 @@ impl Walker<'_> {
                 continue;
             }
             // `declare -i n; n='a[$(cmd)]'` evaluates the value.
-            if cwd.vars.integer.contains(&a.name) {
+            let integer = cwd.vars.integer.contains(&a.name);
+            if integer {
                 let t = value.clone().unwrap_or_default();
                 if !arith_ok(&t, &cwd.vars.numeric) {
                     self.reason("arithmetic_evaluation");
                 }
             }
             cwd.vars.assign(&a.name, value.as_deref());
+            // `H=$HOME`, `T=/`: the value the later commands see (an
+            // assignment neither splits nor globs; `+=` appends to an
+            // unknown value).
+            let known = match a.values.as_slice() {
+                [w] if !integer && !a.raw[a.name.len().min(a.raw.len())..].starts_with("+=") => {
+                    known_value(w, cwd, &self.env.home)
+                }
+                _ => None,
+            };
+            if let Some(v) = known {
+                cwd.vars.set_known(&a.name, vec![(v, false)]);
+            }
         }
     }
 

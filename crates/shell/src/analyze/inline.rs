@@ -95,24 +95,7 @@ impl Walker<'_> {
     ) {
         if has_inline_code(base, argv) {
             self.reason("inline_code");
-            for w in argv.iter().skip(1) {
-                match w.literal() {
-                    // Literal code handing a static string to a shell
-                    // (`os.system("…")`, `` `…` ``): parsed and checked for
-                    // hard deny like `bash -c` (§15.19).
-                    Some(code) => {
-                        for cmd in shell_strings(&code) {
-                            self.ungated_text(&cmd, own_cwd, ctx);
-                        }
-                    }
-                    // `python3 -c "$(curl …)"`: downloaded code.
-                    None => {
-                        if word_has_download(self, w) {
-                            self.out.remote_code = true;
-                        }
-                    }
-                }
-            }
+            self.inline_code(base, argv, own_cwd, ctx);
         }
         let stdin_code = redirects.iter().any(|r| {
             matches!(r.kind, RedirKind::HereDoc | RedirKind::HereString)
@@ -143,6 +126,47 @@ impl Walker<'_> {
         // download (`bash <(curl …)`).
         if let Some(op) = program_operand_index(base, argv) {
             self.check_code_word(argv, op, proc_bodies, s);
+        }
+    }
+
+    /// Literal inline code of an interpreter (`python3 -c`, `perl -e`,
+    /// `lua -e`, `fish -c`, `pwsh -c`), wherever it runs (also on a
+    /// runner's command line): what it hands to a shell is parsed and
+    /// checked for hard deny like `bash -c` (§15.19), and a clear fork
+    /// bomb is one. Only hard deny reads what it finds.
+    pub(super) fn inline_code(
+        &mut self,
+        base: &str,
+        argv: &[Word],
+        own_cwd: Option<&str>,
+        ctx: &Ctx,
+    ) {
+        for w in argv.iter().skip(1) {
+            match w.literal() {
+                // Literal code handing a static string to a shell
+                // (`os.system("…")`, `` `…` ``).
+                Some(code) => {
+                    for cmd in super::code::shell_strings(&code) {
+                        self.ungated_text(&cmd, own_cwd, ctx);
+                    }
+                    if super::code::forks_without_bound(&code) {
+                        self.out.fork_bomb = true;
+                    }
+                }
+                // `python3 -c "$(curl …)"`: downloaded code.
+                None => {
+                    if word_has_download(self, w) {
+                        self.out.remote_code = true;
+                    }
+                }
+            }
+        }
+        // fish's and PowerShell's command strings are shell text: their
+        // simple commands read as bash's do (`fish -c 'rm -rf ~'`,
+        // `pwsh -c 'Remove-Item -Recurse -Force /'`).
+        let home = self.env.home.clone();
+        if let Some(text) = shell_code_text(base, argv, &home) {
+            self.ungated_text(&text, own_cwd, ctx);
         }
     }
 
@@ -177,12 +201,28 @@ impl Walker<'_> {
                 .unwrap_or(self.out.invocations.len());
             if self.out.invocations[*first..end]
                 .iter()
-                .any(|i| DOWNLOADERS.contains(&i.base().as_str()))
+                .any(|i| DOWNLOADERS.contains(&i.run_base().as_str()))
             {
                 self.out.remote_code = true;
             }
         }
     }
+}
+
+/// A program word that is `$SHELL`, `${SHELL}`, `$BASH` or `${BASH}`
+/// (quoted or not): the user's shell, or bash's own path — a shell either
+/// way.
+pub(super) fn shell_variable(w: &Word) -> bool {
+    let raw = w.raw.trim_matches('"');
+    let mut segs = w
+        .segs
+        .iter()
+        .filter(|s| !matches!(s, crate::word::Seg::Lit { text, .. } if text.is_empty()));
+    matches!(
+        (segs.next(), segs.next()),
+        (Some(crate::word::Seg::Dynamic), None)
+    ) && w.substs.is_empty()
+        && matches!(raw, "$SHELL" | "${SHELL}" | "$BASH" | "${BASH}")
 }
 
 pub(super) enum ShellC {
@@ -263,12 +303,72 @@ pub(super) fn script_mentions(s: &Script, names: &[&str]) -> bool {
     w.out
         .invocations
         .iter()
-        .any(|i| names.contains(&i.base().as_str()))
+        .any(|i| names.contains(&i.run_base().as_str()))
 }
 
-/// Inline code flags per interpreter (§4.2).
+/// The command string of `fish -c CODE` (`--command`, glued, in a
+/// cluster) or of `pwsh`/`powershell -Command CODE…` (any prefix of
+/// `-Command`; the words after it are joined, as PowerShell joins them).
+pub(super) fn shell_code_text(base: &str, argv: &[Word], home: &str) -> Option<String> {
+    let words: Vec<String> = argv
+        .iter()
+        .skip(1)
+        .map(|w| w.expanded(home))
+        .collect::<Option<Vec<_>>>()?;
+    if base == "fish" {
+        let mut i = 0;
+        while let Some(v) = words.get(i) {
+            if v == "--" || !v.starts_with('-') {
+                return None;
+            }
+            if let Some(long) = v.strip_prefix("--") {
+                if let Some(code) = long.strip_prefix("command=") {
+                    return Some(code.to_string());
+                }
+                if long == "command" {
+                    return words.get(i + 1).cloned();
+                }
+                i += 1;
+                continue;
+            }
+            // getopt: `c` takes a value (glued, or the next word); so do
+            // `C`, `d`, `D`, `f`, `o`, `p`.
+            let cluster = &v[1..];
+            for (k, ch) in cluster.char_indices() {
+                let rest = &cluster[k + 1..];
+                if ch == 'c' {
+                    return if rest.is_empty() {
+                        words.get(i + 1).cloned()
+                    } else {
+                        Some(rest.to_string())
+                    };
+                }
+                if "CdDfop".contains(ch) {
+                    if rest.is_empty() {
+                        i += 1;
+                    }
+                    break;
+                }
+            }
+            i += 1;
+        }
+        return None;
+    }
+    if base.starts_with("pwsh") || base.starts_with("powershell") {
+        let at = words.iter().position(|v| {
+            let l = v.to_ascii_lowercase();
+            l.len() >= 2 && "-command".starts_with(&l)
+        })?;
+        let rest = &words[at + 1..];
+        return (!rest.is_empty()).then(|| rest.join(" "));
+    }
+    None
+}
+
+/// Inline code flags per interpreter (§4.2, §15.6).
 pub(super) fn has_inline_code(base: &str, argv: &[Word]) -> bool {
     let shellish = is_shell(base) || base == "fish";
+    let node = base == "node" || base == "nodejs" || crate::verbs::versioned(base, "node");
     for w in argv.iter().skip(1) {
         let Some(v) = w.literal() else {
             continue;
@@ -282,12 +382,10 @@ pub(super) fn has_inline_code(base: &str, argv: &[Word]) -> bool {
         }
         let lower = v.to_ascii_lowercase();
         if base.starts_with("pwsh") || base.starts_with("powershell") {
-            if lower == "-command"
-                || lower == "-c"
-                || lower == "-encodedcommand"
-                || lower == "-e"
-                || lower == "-ec"
-            {
+            // Any prefix of `-Command` or `-EncodedCommand` (`-c`, `-Com`,
+            // `-e`, `-enc`), and `-ec`.
+            let prefix_of = |full: &str| lower.len() >= 2 && full.starts_with(lower.as_str());
+            if prefix_of("-command") || prefix_of("-encodedcommand") || lower == "-ec" {
                 return true;
             }
             continue;
@@ -300,6 +398,10 @@ pub(super) fn has_inline_code(base: &str, argv: &[Word]) -> bool {
             return true;
         }
         if v.starts_with("--eval=") || v.starts_with("--print=") {
+            return true;
+        }
+        // node's bundled `-pe CODE` (`-p` and `-e` together).
+        if node && !v.starts_with("--") && v[1..].contains(['e', 'p']) {
             return true;
         }
         if !v.starts_with("--") && v[1..].contains('c') && (base.starts_with("python") || shellish)
@@ -363,185 +465,6 @@ pub(super) fn is_stdin_path(v: &str) -> bool {
         || (v.starts_with("/dev/fd/") || v.starts_with("/proc/self/fd/"))
 }
 
-/// Code that hands a string to a shell, in literal inline code of any
-/// interpreter: the first string argument of `system`, `os.system`,
-/// `os.popen`, `subprocess.*(…, shell=True)`, `exec`, `execSync`,
-/// `child_process.exec`, `popen`, `shell_exec`, `passthru`, and backquote or
-/// `%x{}`/`qx{}` strings; list arguments (`subprocess.run(["rm", …])`)
-/// are joined into a command line; a library's recursive delete of a static
-/// path reads as `rm -rf` of it.
-pub(super) fn shell_strings(code: &str) -> Vec<String> {
-    const CALLS: &[&str] = &[
-        "system",
-        "popen",
-        "exec",
-        "execSync",
-        "spawnSync",
-        "execFileSync",
-        "shell_exec",
-        "passthru",
-        "proc_open",
-        "check_output",
-        "check_call",
-        "call",
-        "run",
-        "Popen",
-        "getoutput",
-        "getstatusoutput",
-        "spawn",
-        "execFile",
-        "execv",
-        "execvp",
-        "execl",
-        "execlp",
-        "capture2",
-        "capture3",
-        "popen3",
-    ];
-    // Library calls that delete a tree (Python `shutil.rmtree`, Node
-    // `fs.rmSync`/`rmdirSync`/`fs.promises.rm`, fs-extra `removeSync`, Ruby `FileUtils.rm_rf`/
-    // `rm_r`/`remove_dir`/`remove_entry`, Perl `rmtree`/`remove_tree`, the
-    // `rimraf` module): read as `rm -rf` of their first argument.
-    const DELETES: &[&str] = &[
-        "rmtree",
-        "rm",
-        "rmSync",
-        "rmdirSync",
-        "removeSync",
-        "rimraf",
-        "rimrafSync",
-        "rm_rf",
-        "rm_r",
-        "remove_dir",
-        "remove_entry",
-        "remove_entry_secure",
-        "remove_tree",
-    ];
-    let c: Vec<char> = code.chars().collect();
-    let n = c.len();
-    let mut out = Vec::new();
-    // Read a quoted string starting at c[i] (a quote); returns its text and
-    // the index after it.
-    let read_str = |i: usize| -> Option<(String, usize)> {
-        let q = *c.get(i)?;
-        if !matches!(q, '"' | '\'' | '`') {
-            return None;
-        }
-        // Python triple quotes.
-        let triple = i + 2 < n && c[i + 1] == q && c[i + 2] == q;
-        let mut j = if triple { i + 3 } else { i + 1 };
-        let mut s = String::new();
-        while j < n {
-            if c[j] == '\\' && j + 1 < n {
-                let e = c[j + 1];
-                s.push(match e {
-                    'n' => '\n',
-                    't' => '\t',
-                    other => other,
-                });
-                j += 2;
-                continue;
-            }
-            if c[j] == q && (!triple || (j + 2 < n && c[j + 1] == q && c[j + 2] == q)) {
-                return Some((s, if triple { j + 3 } else { j + 1 }));
-            }
-            s.push(c[j]);
-            j += 1;
-        }
-        None
-    };
-    let mut i = 0;
-    while i < n {
-        // Backquotes (Ruby, Perl, PHP) and %x{…} / qx{…}.
-        if c[i] == '`' {
-            if let Some((s, j)) = read_str(i) {
-                out.push(s);
-                i = j;
-                continue;
-            }
-        }
-        if matches!(c[i], '%' | 'q') && i + 2 < n && c[i + 1] == 'x' {
-            let open = c[i + 2];
-            let close = match open {
-                '{' => '}',
-                '(' => ')',
-                '[' => ']',
-                '<' => '>',
-                o if !o.is_alphanumeric() && !o.is_whitespace() => o,
-                _ => {
-                    i += 1;
-                    continue;
-                }
-            };
-            if let Some(end) = c[i + 3..].iter().position(|&x| x == close) {
-                out.push(c[i + 3..i + 3 + end].iter().collect());
-                i = i + 4 + end;
-                continue;
-            }
-        }
-        if c[i].is_ascii_alphabetic() || c[i] == '_' {
-            let start = i;
-            while i < n && (c[i].is_ascii_alphanumeric() || c[i] == '_') {
-                i += 1;
-            }
-            let name: String = c[start..i].iter().collect();
-            let mut j = i;
-            while j < n && c[j].is_whitespace() {
-                j += 1;
-            }
-            let deletes = DELETES.contains(&name.as_str());
-            if !(deletes || CALLS.contains(&name.as_str())) || j >= n || c[j] != '(' {
-                continue;
-            }
-            if deletes {
-                // A recursive delete of a static path: `rm -rf` of it.
-                let mut k = j + 1;
-                while k < n && c[k].is_whitespace() {
-                    k += 1;
-                }
-                if let Some((s, e)) = read_str(k) {
-                    out.push(format!("rm -rf -- '{}'", s.replace('\'', "'\\''")));
-                    i = e;
-                }
-                continue;
-            }
-            j += 1;
-            while j < n && c[j].is_whitespace() {
-                j += 1;
-            }
-            if j < n && c[j] == '[' {
-                // A list of strings: an argv.
-                let mut parts = Vec::new();
-                let mut k = j + 1;
-                while k < n && c[k] != ']' {
-                    if let Some((s, e)) = read_str(k) {
-                        parts.push(s);
-                        k = e;
-                    } else {
-                        k += 1;
-                    }
-                }
-                if !parts.is_empty() {
-                    out.push(
-                        parts
-                            .iter()
-                            .map(|p| format!("'{}'", p.replace('\'', "'\\''")))
-                            .collect::<Vec<_>>()
-                            .join(" "),
-                    );
-                }
-            } else if let Some((s, e)) = read_str(j) {
-                out.push(s);
-                i = e;
-                continue;
-            }
-            continue;
-        }
-        i += 1;
-    }
-    out
-}
-
 /// A shell or interpreter with no program operand (or `-`/`-s`) reads its
 /// program from standard input.
 pub(super) fn program_from_stdin(base: &str, argv: &[Word]) -> bool {
@@ -589,7 +512,10 @@ pub(super) fn program_from_stdin(base: &str, argv: &[Word]) -> bool {
 /// program file option given stdin (`awk -f -`, `sed -f /dev/stdin`,
 /// `make -f -`).
 pub(super) fn reads_program_from_stdin(inv: &Invocation) -> bool {
-    let base = inv.base();
+    let base = inv.run_base();
+    if crate::verbs::runs_inline_code(&base) && program_from_stdin(&base, &inv.argv) {
+        return true;
+    }
     if (is_interpreter(&base) || is_shell(&base)) && program_from_stdin(&base, &inv.argv) {
         return true;
     }

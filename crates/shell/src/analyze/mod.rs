@@ -15,6 +15,7 @@
 //! - `xargs.rs` — the command lines `xargs` builds from literal input;
 //! - `crude.rs` — text that did not parse.
 
+mod code;
 mod crude;
 mod cwd;
 mod envkind;
@@ -99,6 +100,16 @@ impl Invocation {
         self.program()
             .map(|p| basename(&p).to_ascii_lowercase())
             .unwrap_or_default()
+    }
+
+    /// [`Invocation::base`] without a `.exe` suffix (`curl.exe`, `bash.exe`
+    /// as the program they are), and `sh` for a program word that is
+    /// `$SHELL` or `$BASH` (always a shell): what remote-code detection reads.
+    pub fn run_base(&self) -> String {
+        if self.program().is_none() && self.argv.first().is_some_and(inline::shell_variable) {
+            return "sh".to_string();
+        }
+        crate::verbs::strip_exe(&self.base()).to_string()
     }
 }
 

@@ -498,7 +498,7 @@ impl Walker<'_> {
             if op.role == Role::Code {
                 if let Some(t) = reading.text(op.at) {
                     let t = t.to_string();
-                    for cmd in super::inline::shell_strings(&t) {
+                    for cmd in super::code::shell_strings(&t) {
                         self.ungated_text(&cmd, own_cwd, ctx);
                     }
                 }
@@ -572,6 +572,16 @@ impl Walker<'_> {
                             });
                         if concerns_hard_deny(&b) || shell_c {
                             self.reason(&format!("runner_runs:{b}"));
+                        }
+                        // An interpreter's inline code on the runner's
+                        // command line is inline code (§4.2): complex, so no
+                        // persistent option covers it (`uv run python -c …`).
+                        let ib = crate::verbs::strip_exe(&b);
+                        let code = (crate::verbs::is_interpreter(ib)
+                            && !crate::verbs::is_shell(ib))
+                            || crate::verbs::runs_inline_code(ib);
+                        if code && super::inline::has_inline_code(ib, &inner) {
+                            self.reason("inline_code");
                         }
                     }
                     None => self.reason("dynamic_verb"),

@@ -138,10 +138,10 @@ impl<'e> Walker<'e> {
                 // `xargs sh -c`, `parallel` with no command (it runs its
                 // input lines), a runner's shell reading stdin (`busybox sh`).
                 let feeds_shell = made.iter().any(|inv| {
-                    let b = inv.base();
+                    let b = inv.run_base();
                     (matches!(b.as_str(), "xargs" | "parallel")
                         && (made.iter().any(|x| {
-                            !x.gated && (is_shell(&x.base()) || is_interpreter(&x.base()))
+                            !x.gated && (is_shell(&x.run_base()) || is_interpreter(&x.run_base()))
                         }) || (b == "parallel" && inv.argv.len() == 1)))
                         || (!inv.gated
                             && inv
@@ -158,7 +158,7 @@ impl<'e> Walker<'e> {
             // (`cat <(curl …) | sh`, `echo "$(curl …)" | sh`).
             if self.out.invocations[first_inv.min(self.out.invocations.len())..]
                 .iter()
-                .any(|inv| DOWNLOADERS.contains(&inv.base().as_str()))
+                .any(|inv| DOWNLOADERS.contains(&inv.run_base().as_str()))
             {
                 downloader_seen = true;
             }
@@ -197,10 +197,29 @@ impl<'e> Walker<'e> {
                 words,
                 bodies,
                 redirects,
+                var,
             } => {
                 self.reason(&format!("control_flow:{}", kind.keyword()));
                 for w in words {
                     self.word_substs(w, cwd, ctx);
+                }
+                // `for d in / ~`: the body sees each word's value (known
+                // when every word is; a glob stands for its matches).
+                if let Some(name) = var {
+                    let values: Option<Vec<(String, bool)>> = words
+                        .iter()
+                        .map(|w| {
+                            if !w.substs.is_empty() {
+                                return None;
+                            }
+                            super::evaluate::known_value(w, cwd, &self.env.home)
+                                .map(|v| (v, w.glob))
+                        })
+                        .collect();
+                    cwd.vars.assign(name, None);
+                    if let Some(v) = values.filter(|v| !v.is_empty() && v.len() <= 16) {
+                        cwd.vars.set_known(name, v);
+                    }
                 }
                 let Some(mut ctx2) = self.deeper(ctx, redirects, cwd) else {
                     return Vec::new();
@@ -403,12 +422,29 @@ impl<'e> Walker<'e> {
         } else {
             argv
         };
+
+        // Names the call gave known values (`H=$HOME; rm -rf "$H"`, `for d
+        // in / ~`, `"$PWD/../.."`): the command lines they make are checked
+        // for hard deny (§15.13); the command itself stays what it is.
+        for alt in self.evaluated(&argv, cwd) {
+            self.ungated_argv(alt, own_cwd.as_deref(), s.start);
+        }
+
         let Some(w0) = argv.first() else {
             return Vec::new();
         };
         let program = w0.literal();
         let Some(program) = program else {
             self.reason("dynamic_verb");
+            // `$SHELL -c 'rm -rf /'`: whatever the shell, its literal
+            // string meets hard deny as `bash -c`'s does (the call stays
+            // complex).
+            if super::inline::shell_variable(w0) {
+                if let super::inline::ShellC::Static(_, text) = super::inline::shell_c_string(&argv)
+                {
+                    self.ungated_text(&text, own_cwd.as_deref(), ctx);
+                }
+            }
             return self.push(s, argv, env, redirects, own_cwd, wrappers, ctx);
         };
         if w0.glob {
@@ -448,9 +484,13 @@ impl<'e> Walker<'e> {
 
         // Interpreters and shells: inline code, or a program read from
         // standard input (§3.3, §4.2).
-        if is_interpreter(&base) {
+        // `python.exe`, `node.exe` are the interpreters (shells named so
+        // are read by hard deny's own reading of their `-c`).
+        let ibase = verbs::strip_exe(&base).to_string();
+        let exe_shell = ibase != base && is_shell(&ibase);
+        if (is_interpreter(&ibase) || verbs::runs_inline_code(&ibase)) && !exe_shell {
             self.interpreter(
-                &base,
+                &ibase,
                 &argv,
                 &redirects,
                 &proc_bodies,
@@ -751,6 +791,38 @@ impl<'e> Walker<'e> {
         vec![self.out.invocations.len() - 1]
     }
 
+    /// The argvs a command runs with the values the call gave the names
+    /// in it (at most 32; none when a piece stays unknown).
+    fn evaluated(&self, argv: &[Word], cwd: &Cwd) -> Vec<Vec<Word>> {
+        if argv.iter().all(|w| w.params.is_empty()) {
+            return Vec::new();
+        }
+        let mut alts: Vec<Vec<Word>> = vec![Vec::new()];
+        for w in argv {
+            let options = if w.params.is_empty() {
+                vec![vec![w.clone()]]
+            } else {
+                match evaluate_word(w, cwd, &self.env.home) {
+                    Some(o) => o,
+                    None => return Vec::new(),
+                }
+            };
+            let mut next = Vec::new();
+            for a in &alts {
+                for o in &options {
+                    let mut x = a.clone();
+                    x.extend(o.iter().cloned());
+                    next.push(x);
+                }
+            }
+            if next.len() > 32 {
+                return Vec::new();
+            }
+            alts = next;
+        }
+        alts
+    }
+
     /// Text run as code whose commands are only checked for hard deny.
     pub(super) fn ungated_text(&mut self, text: &str, cwd: Option<&str>, ctx: &Ctx) {
         if ctx.depth + 1 > MAX_DEPTH {
@@ -789,6 +861,15 @@ impl<'e> Walker<'e> {
                 self.ungated_text(&text, cwd, &Ctx::default());
             }
         }
+        // An interpreter's literal inline code (`uv run python -c …`,
+        // `npx node -e …`, `xargs perl -e …`): checked as at the top level.
+        if let Some(b) = argv.first().and_then(Word::literal) {
+            let b = verbs::strip_exe(&basename(&b).to_ascii_lowercase()).to_string();
+            let code_runner = (is_interpreter(&b) && !is_shell(&b)) || verbs::runs_inline_code(&b);
+            if code_runner && super::inline::has_inline_code(&b, &argv) {
+                self.inline_code(&b, &argv, cwd, &Ctx::default());
+            }
+        }
         let reading = Reading::of(&argv, &self.env.home);
         // A program the model does not know that runs its arguments
         // (`uv run setpriv bash -c 'rm -rf /'`, `bundle exec foreman run rm
@@ -816,7 +897,7 @@ impl<'e> Walker<'e> {
                 .filter_map(|op| r.text(op.at).map(str::to_string))
                 .collect();
             for t in texts {
-                for cmd in super::inline::shell_strings(&t) {
+                for cmd in super::code::shell_strings(&t) {
                     self.ungated_text(&cmd, cwd, &Ctx::default());
                 }
             }
@@ -837,6 +918,132 @@ impl<'e> Walker<'e> {
             assigns: Vec::new(),
         });
     }
+}
+
+/// The words one word becomes with the values its parameters may have
+/// (each alternative: the words after splitting, none for an unquoted empty
+/// value); `None` when a piece is unknown or its splitting is not simple
+/// (an unquoted value with blanks).
+fn evaluate_word(w: &Word, cwd: &Cwd, home: &str) -> Option<Vec<Vec<Word>>> {
+    use crate::word::Seg;
+    if w.brace || w.unparsed || w.proc_subst || !w.evals.is_empty() {
+        return None;
+    }
+    // A word that is one unquoted parameter (`$T`): its value is split
+    // into words at blanks, each globbed.
+    let others_empty = w.segs.iter().all(|s| {
+        matches!(s, Seg::Dynamic) || matches!(s, Seg::Lit { text, .. } if text.is_empty())
+    });
+    if let ([p], true) = (w.params.as_slice(), others_empty) {
+        let dynamic = w.segs.iter().filter(|s| matches!(s, Seg::Dynamic)).count();
+        if !p.quoted && dynamic == 1 {
+            let vals = super::evaluate::param_values(&p.name, cwd);
+            if vals.is_empty() {
+                return None;
+            }
+            return Some(
+                vals.iter()
+                    .map(|(v, _)| {
+                        v.split_whitespace()
+                            .map(|f| {
+                                let mut x = Word::static_text(f, w.start, true);
+                                x.raw = w.raw.clone();
+                                x
+                            })
+                            .collect()
+                    })
+                    .collect(),
+            );
+        }
+    }
+    // Each dynamic piece's values, in order.
+    let mut choices: Vec<Vec<(String, bool, bool)>> = Vec::new();
+    for (i, s) in w.segs.iter().enumerate() {
+        if !matches!(s, Seg::Dynamic) {
+            continue;
+        }
+        let p = w.params.iter().find(|p| p.seg == i)?;
+        let vals = super::evaluate::param_values(&p.name, cwd);
+        if vals.is_empty() {
+            return None;
+        }
+        let mut c = Vec::new();
+        for (v, glob) in vals {
+            if !p.quoted && v.contains(char::is_whitespace) {
+                return None;
+            }
+            // Bash globs an unquoted value; a for-list glob stands for
+            // its matches.
+            c.push((v, p.quoted && !glob, !p.quoted));
+        }
+        choices.push(c);
+    }
+    let mut combos: Vec<Vec<usize>> = vec![Vec::new()];
+    for c in &choices {
+        let mut next = Vec::new();
+        for combo in &combos {
+            for k in 0..c.len() {
+                let mut x = combo.clone();
+                x.push(k);
+                next.push(x);
+            }
+        }
+        if next.len() > 16 {
+            return None;
+        }
+        combos = next;
+    }
+    let mut out = Vec::new();
+    for combo in combos {
+        let mut segs: Vec<(String, bool)> = Vec::new();
+        let mut d = 0;
+        let mut only_unquoted_empty = true;
+        for s in &w.segs {
+            match s {
+                Seg::Lit { text, quoted } => {
+                    if !text.is_empty() || *quoted {
+                        only_unquoted_empty = false;
+                    }
+                    segs.push((text.clone(), *quoted));
+                }
+                Seg::Home => {
+                    only_unquoted_empty = false;
+                    segs.push((home.to_string(), true));
+                }
+                Seg::Dynamic => {
+                    let (v, quoted, unquoted) = &choices[d][combo[d]];
+                    if !v.is_empty() || !unquoted {
+                        only_unquoted_empty = false;
+                    }
+                    segs.push((v.clone(), *quoted));
+                    d += 1;
+                }
+            }
+        }
+        if only_unquoted_empty {
+            out.push(Vec::new());
+            continue;
+        }
+        let glob = segs.iter().any(|(t, q)| !q && t.contains(['*', '?', '[']));
+        let word = Word {
+            raw: w.raw.clone(),
+            start: w.start,
+            segs: segs
+                .into_iter()
+                .map(|(text, quoted)| Seg::Lit { text, quoted })
+                .collect(),
+            substs: Vec::new(),
+            quoted: w.quoted,
+            glob,
+            brace: false,
+            unparsed: false,
+            proc_subst: false,
+            evals: Vec::new(),
+            params: Vec::new(),
+        };
+        out.push(vec![word]);
+    }
+    Some(out)
 }
 
 /// The words a literal `echo`/`printf` writes (for `xargs` fed by it).
