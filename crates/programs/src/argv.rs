@@ -679,7 +679,9 @@ fn take_value(
                     offset: 0,
                 })
             } else {
-                if !negated && !(next >= args.len() && o.has(fx::LASTARG)) {
+                // A `!lastarg` option may end argv without its value.
+                let last_word = next >= args.len() && o.has(fx::LASTARG);
+                if !negated && !last_word {
                     p.problems.push(Problem::MissingValue { at: i });
                 }
                 None
