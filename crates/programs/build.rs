@@ -35,6 +35,8 @@ struct NodeSrc {
     #[serde(default)]
     targets: bool,
     #[serde(default)]
+    dir_reads: bool,
+    #[serde(default)]
     plus: bool,
     #[serde(default)]
     forms: Vec<FormSrc>,
@@ -543,7 +545,7 @@ fn node(
     // stored while its code was made, before this list.
     let subs = t.list("Node", subs);
     format!(
-        "Node {{ names: {names}, kind: Kind::{kind_s}, safe: {}, forms: {forms}, options: {opts}, complete: {}, inherit: {}, operands: {operands}, subs: {subs}, sub_required: {}, numeric: {}, paths_modifier: {}, targets: {}, plus: {}, long_single_dash: {long_single} }}",
+        "Node {{ names: {names}, kind: Kind::{kind_s}, safe: {}, forms: {forms}, options: {opts}, complete: {}, inherit: {}, operands: {operands}, subs: {subs}, sub_required: {}, numeric: {}, paths_modifier: {}, targets: {}, dir_reads: {}, plus: {}, long_single_dash: {long_single} }}",
         n.safe,
         n.complete.unwrap_or(true),
         n.inherit,
@@ -551,6 +553,7 @@ fn node(
         n.numeric,
         n.paths_modifier,
         n.targets,
+        n.dir_reads,
         n.plus,
     )
 }

@@ -928,7 +928,9 @@ pub fn violation(p: &Protected, touches: &[Touch], b: Behaviour) -> Option<Strin
             TouchKind::Operand => {
                 // Any touch of a read-protected path reads it, whoever runs.
                 let listing_ancestor = b.lists;
-                if p.reaches(t, Access::Read, b.recursive_read && !listing_ancestor) {
+                // `reads_tree(true)`: below the operand only matters when it
+                // is a directory, which a `dir_reads` program reads too.
+                if p.reaches(t, Access::Read, b.reads_tree(true) && !listing_ancestor) {
                     return Some(t.path.clone());
                 }
                 let dest = b.dest_last && is_last_operand;

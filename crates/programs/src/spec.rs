@@ -535,6 +535,11 @@ pub struct Node {
     /// gradle tasks): options and `NAME=value` words before them are skipped
     /// when the verb is named (`make -j8 deploy` is `make deploy`).
     pub targets: bool,
+    /// A directory operand is read, not refused: the program reads the
+    /// files in it and follows the links among them (`diff d1 d2` compares
+    /// every name both hold, without `-r`). The policy judges such an
+    /// operand like the tree of a recursive reader that follows links.
+    pub dir_reads: bool,
     /// The verb names `--` when the call acts on paths (`git checkout -- f`,
     /// `git checkout .`): a path operand, `--`, or more than one operand.
     pub paths_modifier: bool,

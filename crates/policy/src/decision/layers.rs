@@ -56,6 +56,7 @@ pub(super) fn validate(
                 home: ctx.home.clone(),
                 inert: policy.config.environment.inert.clone(),
                 cdpath: ctx.run_env.cdpath.is_some_and(|c| !c.is_empty()),
+                windows: ctx.os == Os::Windows,
             },
         ))
     };

@@ -188,7 +188,10 @@ pub(super) fn reads_stay_safe(
         if t.kind != TouchKind::Operand {
             continue;
         }
-        if b.recursive_read {
+        // A directory operand of a `dir_reads` program (`diff d1 d2`) is
+        // read like a recursive reader's tree that follows links.
+        let is_dir = b.dir_reads && crate::fs::is_dir(ctx.fs, &t.path);
+        if b.reads_tree(is_dir) {
             // Reading a directory that holds the home reads its private
             // entries when the root is the home or above it.
             let home = paths::normalize(&ctx.home);
@@ -196,7 +199,7 @@ pub(super) fn reads_stay_safe(
                 return false;
             }
         }
-        if b.follows_links && !resolve::tree_stays_within(ctx.fs, &t.path, &roots, ci) {
+        if b.follows_in(is_dir) && !resolve::tree_stays_within(ctx.fs, &t.path, &roots, ci) {
             return false;
         }
     }

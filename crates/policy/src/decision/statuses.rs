@@ -57,7 +57,9 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
             && roots().covers(
                 ctx.fs,
                 &c.touches,
-                protected::behaviour(inv, true).recursive_read,
+                // Below a directory operand: covers_one looks there only
+                // for directories, so a `dir_reads` program passes too.
+                protected::behaviour(inv, true).reads_tree(true),
                 |p| in_safe_space(p, ctx),
             );
         for d in &c.dirs {

@@ -25,6 +25,24 @@ pub struct Behaviour {
     /// The last operand is a destination: what is created there is judged
     /// by [`Protected::creates_protected`], not as a recursive write.
     pub dest_last: bool,
+    /// A directory operand is read file by file, links followed, even
+    /// without a recursion option (the program model's `dir_reads`: `diff
+    /// d1 d2`): a directory operand counts as a recursive read that follows
+    /// links, a plain file as a plain read.
+    pub dir_reads: bool,
+}
+
+impl Behaviour {
+    /// Whether an operand is read as a tree (recursively, or as a directory
+    /// of a `dir_reads` program), given whether it is a directory.
+    pub fn reads_tree(&self, is_dir: bool) -> bool {
+        self.recursive_read || (self.dir_reads && is_dir)
+    }
+
+    /// Whether the links in an operand's tree are followed.
+    pub fn follows_in(&self, is_dir: bool) -> bool {
+        self.follows_links || (self.dir_reads && is_dir)
+    }
 }
 
 fn words(argv: &[Word]) -> Vec<String> {
@@ -57,6 +75,10 @@ pub fn behaviour(inv: &Invocation, reader: bool) -> Behaviour {
     let base = inv.base();
     let mut b = Behaviour {
         reader,
+        dir_reads: inv
+            .reading
+            .as_ref()
+            .is_some_and(|r| r.parsed.leaf().dir_reads),
         ..Behaviour::default()
     };
     const KNOWN: &[&str] = &[

@@ -146,6 +146,10 @@ pub struct Env {
     /// `.`, `..`) may go to a directory of it instead of below the working
     /// directory.
     pub cdpath: bool,
+    /// The call's OS is Windows: `C:x` is a drive path there, while on
+    /// Linux and macOS a one-letter prefix before `:` is a host
+    /// (`tar -f h:a.tar`, `scp c:f .`).
+    pub windows: bool,
 }
 
 /// Analyze a shell command with the call's working directory.

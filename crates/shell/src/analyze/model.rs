@@ -96,17 +96,17 @@ fn as_arg(t: &ArgText) -> Arg<'_> {
 }
 
 /// A remote location in copy-tool syntax: `host:path`, `user@host:path`,
-/// `host::module`, or a URL.
-pub fn is_remote_spec(v: &str) -> bool {
+/// `host::module`, or a URL. As GNU tar (`_remdev`), scp and rsync read
+/// it: a `:` after the first character with no `/` before it, whatever
+/// the word starts with (`.h:f` and `~h:f` are hosts too). On Windows
+/// (`windows`) a letter and a colon are a drive (`C:x`, `C:\x`); on Linux
+/// and macOS `c:x` is host `c` (rt12 F6: `tar -tfh:a.tar` ran rsh to `h`).
+pub fn is_remote_spec(v: &str, windows: bool) -> bool {
     if v.contains("://") || v.contains("::") {
         return true;
     }
-    if v.starts_with(['/', '.', '~']) {
-        return false;
-    }
     match (v.find(':'), v.find('/')) {
-        // `C:` drive letters are local (Windows semantics).
-        (Some(1), _) if v.as_bytes()[0].is_ascii_alphabetic() => false,
+        (Some(1), _) if windows && v.as_bytes()[0].is_ascii_alphabetic() => false,
         (Some(c), Some(sl)) => c > 0 && c < sl,
         (Some(c), None) => c > 0,
         _ => false,
@@ -197,7 +197,10 @@ impl Walker<'_> {
                 ) {
                     continue;
                 }
-                if p.value_text(&args, u.value).is_some_and(is_remote_spec) {
+                let windows = self.env.windows;
+                if p.value_text(&args, u.value)
+                    .is_some_and(|v| is_remote_spec(v, windows))
+                {
                     uncovered.push(format!("remote_operand:{}", p.program.id));
                     break;
                 }
@@ -724,5 +727,38 @@ mod tests {
         assert_eq!(r.program().id, "sort");
         assert!(!judge::uncovered(&r.parsed, &r.args()).is_empty());
         assert!(Reading::of(&words("frobnicate x"), "/h").is_none());
+    }
+
+    #[test]
+    fn remote_specs_as_tar_scp_rsync_read_them() {
+        for remote in [
+            "h:a.tar",
+            "host:a.tar",
+            "u@h:f",
+            "c:.ssh/id_rsa",
+            ".h:a.tar",
+            "~h:f",
+            "h::module",
+            "rsync://h/m",
+            "h:dir/a.tar",
+        ] {
+            assert!(is_remote_spec(remote, false), "{remote} is remote on Linux");
+        }
+        for local in [
+            "a.tar",
+            "./a:b.tar",
+            "/x/a:b",
+            "dir/a:b.tar",
+            ":a.tar",
+            "~/a:b",
+        ] {
+            assert!(!is_remote_spec(local, false), "{local} is local");
+            assert!(!is_remote_spec(local, true), "{local} is local");
+        }
+        // A drive on Windows, a host elsewhere.
+        assert!(!is_remote_spec("C:a.tar", true));
+        assert!(!is_remote_spec("C:\\x\\a.tar", true));
+        assert!(is_remote_spec("C:a.tar", false));
+        assert!(is_remote_spec("host:a.tar", true));
     }
 }
