@@ -53,6 +53,26 @@ pub const SECRET_NAMES: &[&str] = &[
     "id_ecdsa*",
     "id_ed25519*",
     "id_xmss*",
+    // rt12 sweep S11: cluster, cloud and service credentials by their
+    // usual names wherever they lie
+    "kubeconfig",
+    "*.kubeconfig",
+    "kubeconfig.y*ml",
+    "application_default_credentials.json",
+    "client_secret*.json",
+    ".boto",
+    ".authinfo",
+    ".authinfo.*",
+    ".passwd-s3fs",
+    ".smbcredentials",
+    "rclone.conf",
+    ".terraformrc",
+    "terraform.rc",
+    ".msmtprc",
+    ".fetchmailrc",
+    ".secrets",
+    "logins.json",
+    "login data",
 ];
 
 /// Directories whose whole content is secret (public keys excepted).
@@ -62,6 +82,8 @@ pub const SECRET_DIRS: &[&[&str]] = &[
     &[".gnupg"],
     &[".azure"],
     &[".config", "gcloud"],
+    &[".oci"],
+    &[".local", "share", "keyrings"],
 ];
 
 /// Files secret by their last segments (the last one a lowercase glob).
@@ -71,6 +93,10 @@ pub const SECRET_SUFFIXES: &[&[&str]] = &[
     &[".config", "gh", "hosts.yml"],
     &[".terraform.d", "credentials.tfrc.json"],
     &[".cargo", "credentials*"],
+    &[".vercel", "auth.json"],
+    &[".composer", "auth.json"],
+    &[".config", "composer", "auth.json"],
+    &[".config", "rclone", "rclone.conf"],
 ];
 
 /// File extensions that make an `id_…` name ordinary source or data
@@ -460,8 +486,110 @@ pub fn targets_secrets(seg: &str) -> bool {
     if seg.starts_with('.') || seg.starts_with("\\.") {
         return segment_could_be_secret(seg, false);
     }
-    samples(seg).iter().any(|n| is_secret_name(n))
+    if samples(seg).iter().any(|n| is_secret_name(n)) {
+        return true;
+    }
+    // A filter that matches a secret's usual name but no ordinary file
+    // name (`*gpass` selects `.pgpass`, `*state` `terraform.tfstate`, rt12
+    // sweep S11); `*` and `*.json` match ordinary names too: broad.
+    let matches = |names: &[&str]| names.iter().any(|n| glob_match_any(seg, n, true));
+    !matches(ORDINARY_SAMPLES) && matches(SECRET_SAMPLES)
 }
+
+/// Names a secret usually has, one or more per entry of [`SECRET_NAMES`]
+/// and the stores (what a search filter is compared with).
+const SECRET_SAMPLES: &[&str] = &[
+    ".env",
+    ".env.local",
+    ".env.production",
+    "server.pem",
+    "server.key",
+    "cert.p12",
+    "cert.pfx",
+    ".netrc",
+    "_netrc",
+    ".npmrc",
+    ".pypirc",
+    ".git-credentials",
+    "credentials",
+    "credentials.json",
+    "secrets.yaml",
+    "secrets.json",
+    "db.kdbx",
+    ".vault-token",
+    "terraform.tfstate",
+    "terraform.tfstate.backup",
+    ".pgpass",
+    ".my.cnf",
+    "release.jks",
+    "release.keystore",
+    ".htpasswd",
+    ".envrc",
+    "prod.tfvars",
+    "prod.tfvars.json",
+    "key.ppk",
+    ".dev.vars",
+    "file.gpg",
+    "secring.gpg",
+    ".s3cfg",
+    "service-account.json",
+    ".dockercfg",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "kubeconfig",
+    "prod.kubeconfig",
+    "application_default_credentials.json",
+    "client_secret.json",
+    ".boto",
+    ".authinfo",
+    ".passwd-s3fs",
+    ".smbcredentials",
+    "rclone.conf",
+    ".terraformrc",
+    ".msmtprc",
+    ".fetchmailrc",
+    ".secrets",
+    "logins.json",
+];
+
+/// Ordinary file names: a filter matching one of them is broad, not aimed
+/// at secrets.
+const ORDINARY_SAMPLES: &[&str] = &[
+    "x",
+    "main.rs",
+    "lib.rs",
+    "index.js",
+    "app.ts",
+    "main.py",
+    "main.go",
+    "main.c",
+    "main.h",
+    "Main.java",
+    "README.md",
+    "notes.txt",
+    "data.json",
+    "package.json",
+    "config.yaml",
+    "config.yml",
+    "Cargo.toml",
+    "pom.xml",
+    "app.conf",
+    "setup.cfg",
+    "tox.ini",
+    "Cargo.lock",
+    "app.log",
+    "run.sh",
+    "index.html",
+    "style.css",
+    "data.csv",
+    "Makefile",
+    "Dockerfile",
+    "app.properties",
+    "schema.sql",
+    "build.gradle",
+];
 
 /// A few names a glob segment matches: each `*` as nothing, as `x`, as
 /// `example` and as `.` (filters match dot-names: `*env` selects `.env`);

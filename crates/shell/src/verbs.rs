@@ -162,11 +162,14 @@ pub fn strip_exe(base: &str) -> &str {
 }
 
 /// Programs outside §4.2's list that run inline code (§15.6: `lua -e`,
-/// `Rscript -e`, `osascript -e`): their inline code makes the call complex
+/// `Rscript -e`, `osascript -e`, `expect -c`): their inline code makes the call complex
 /// like an interpreter's, and is read for hard deny.
 pub fn runs_inline_code(base: &str) -> bool {
     let b = base.to_ascii_lowercase();
-    matches!(b.as_str(), "lua" | "luajit" | "rscript" | "osascript") || versioned(&b, "lua")
+    matches!(
+        b.as_str(),
+        "lua" | "luajit" | "rscript" | "osascript" | "expect" | "tclsh" | "wish"
+    ) || versioned(&b, "lua")
 }
 
 /// A POSIX-family shell (`bash`, `sh`, `zsh` …) by basename.

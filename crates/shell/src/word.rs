@@ -293,6 +293,12 @@ impl Word {
                 self.note_evals(expr);
                 for nested in parameter_nested_text(expr) {
                     self.nested_word(nested, offset);
+                    // What `extquote` decodes runs too: its substitutions
+                    // are walked (hard deny sees `$'\x24(rm -rf ~)'`).
+                    if nested.contains("$'") && is_value_word_op(expr) {
+                        let decoded = decode_ansi_c_quotes(nested);
+                        self.nested_word(&decoded, offset);
+                    }
                 }
             }
             WordPiece::CommandSubstitution(text)
@@ -376,11 +382,21 @@ impl Word {
         }
         for text in parameter_nested_text(expr) {
             // Unquoted, an operator's word also runs a process
-            // substitution (`echo ${x:-<(rm f)}` runs `rm f`).
-            if text.contains("$(")
-                || text.contains('`')
-                || text.contains("<(")
-                || text.contains(">(")
+            // substitution (`echo ${x:-<(rm f)}` runs `rm f`). And with
+            // `extquote` (bash's default) a `$'…'` or `$"…"` in the word is
+            // decoded first, even inside double quotes, so its escapes can
+            // spell a substitution that then runs (rt12 S9:
+            // `"${x:-$'\x24(touch f)'}"` runs `touch f`).
+            let spells_subst = |t: &str| {
+                t.contains("$(") || t.contains('`') || t.contains("<(") || t.contains(">(")
+            };
+            // (Only the operators whose word is the expansion's value:
+            // a pattern's decoded text is matched, not run again.)
+            let value_word = is_value_word_op(expr);
+            if spells_subst(text)
+                || (value_word
+                    && ((text.contains("$'") && spells_subst(&decode_ansi_c_quotes(text)))
+                        || text.contains("$\"")))
             {
                 self.evals.push(Eval::OperatorSubst);
             }
@@ -769,6 +785,55 @@ fn has_brace_expansion(segs: &[Seg]) -> bool {
     false
 }
 
+/// `${x:-w}`, `${x=w}`, `${x:?w}`, `${x:+w}`: the operators whose word
+/// becomes the expansion's value (decoded by `extquote`, then expanded).
+fn is_value_word_op(expr: &ParameterExpr) -> bool {
+    use ParameterExpr as P;
+    matches!(
+        expr,
+        P::UseDefaultValues { .. }
+            | P::AssignDefaultValues { .. }
+            | P::IndicateErrorIfNullOrUnset { .. }
+            | P::UseAlternativeValue { .. }
+    )
+}
+
+/// `text` with each `$'…'` replaced by what it decodes to (the rest as
+/// written).
+fn decode_ansi_c_quotes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("$'") {
+        out.push_str(&rest[..at]);
+        let body = &rest[at + 2..];
+        // The closing quote: the first `'` not escaped by a backslash.
+        let mut end = None;
+        let mut escaped = false;
+        for (i, c) in body.char_indices() {
+            match c {
+                '\\' if !escaped => escaped = true,
+                '\'' if !escaped => {
+                    end = Some(i);
+                    break;
+                }
+                _ => escaped = false,
+            }
+        }
+        match end {
+            Some(e) => {
+                out.push_str(&decode_ansi_c(&body[..e]));
+                rest = &body[e + 1..];
+            }
+            None => {
+                out.push_str(&rest[at..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Decode the body of a `$'…'` string as bash does.
 pub fn decode_ansi_c(s: &str) -> String {
     let chars: Vec<char> = s.chars().collect();
@@ -852,6 +917,11 @@ pub fn decode_ansi_c(s: &str) -> String {
             }
         }
     }
+    // A NUL ends the string: bash's words are C strings (`$'/\x00x'` is
+    // `/`, rt12 S10).
+    if let Some(end) = out.find('\0') {
+        out.truncate(end);
+    }
     out
 }
 
@@ -893,6 +963,8 @@ mod tests {
         assert_eq!(lit("\\rm").as_deref(), Some("rm"));
         assert_eq!(lit("r''m").as_deref(), Some("rm"));
         assert_eq!(lit("$'\\x72m'").as_deref(), Some("rm"));
+        assert_eq!(lit("$'/\\x00x'").as_deref(), Some("/"));
+        assert_eq!(lit("x$'\\0'y").as_deref(), Some("xy"));
         assert_eq!(lit("\"r\"m").as_deref(), Some("rm"));
         assert_eq!(lit("\"a\\$b\\q\"").as_deref(), Some("a$b\\q"));
         assert_eq!(lit("r\\m").as_deref(), Some("rm"));

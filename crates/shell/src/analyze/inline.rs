@@ -408,6 +408,10 @@ pub(super) fn has_inline_code(base: &str, argv: &[Word]) -> bool {
         {
             return true;
         }
+        // expect's `-c CMDS` (Tcl: `spawn`, `exec`).
+        if base == "expect" && !v.starts_with("--") && v[1..].contains('c') {
+            return true;
+        }
         if !v.starts_with("--")
             && (base.starts_with("perl") || base.starts_with("ruby"))
             && (v[1..].contains('e') || v[1..].contains('E'))

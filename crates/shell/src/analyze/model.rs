@@ -561,7 +561,15 @@ impl Walker<'_> {
             shellgate_programs::Kind::Runner | shellgate_programs::Kind::Build
         );
         if let Some(at) = argv_start.filter(|_| runs_here) {
-            let inner: Vec<Word> = argv.get(at + 1..).map(<[Word]>::to_vec).unwrap_or_default();
+            let mut inner: Vec<Word> = argv.get(at + 1..).map(<[Word]>::to_vec).unwrap_or_default();
+            // `mise exec node@20 -- CMD`: the tools come first, the command
+            // line after the `--` (rt12 sweep: `mise x node -- rm -rf ~`
+            // was read as node running a script named `--`).
+            if p.program.id == "mise" {
+                if let Some(k) = inner.iter().position(|w| w.lit().as_deref() == Some("--")) {
+                    inner.drain(..=k);
+                }
+            }
             if let Some(first) = inner.first() {
                 match first.literal() {
                     Some(prog) => {

@@ -501,6 +501,19 @@ impl<'e> Walker<'e> {
             );
         }
 
+        // Programs that run command strings or a shell program from standard
+        // input no grant can see (rt12 sweep S10): `at`/`batch` (a job read
+        // from standard input or -f, run later outside any gate, unless
+        // only listing, printing or removing jobs), `newgrp` (a shell
+        // reading standard input), `sg GROUP -c CMD`, `hyperfine CMD…`.
+        // Complex; their literal command strings meet hard deny.
+        if let Some(strings) = command_runner(&base, &argv) {
+            self.reason(&format!("command_runner:{base}"));
+            for text in strings {
+                self.ungated_text(&text, own_cwd.as_deref(), ctx);
+            }
+        }
+
         // `ssh HOST CMD…`: the remote shell runs CMD. It meets hard deny
         // as a `bash -c` string does (another machine's `/` is as dear).
         if base == "ssh" {
@@ -1075,6 +1088,59 @@ pub(super) fn literal_output(cmd: &Command) -> Option<Vec<String>> {
             .flat_map(|a| a.split_whitespace().map(str::to_string).collect::<Vec<_>>())
             .collect(),
     )
+}
+
+/// For a program that runs command strings or a job from standard input:
+/// the literal strings it runs (`Some`, possibly empty); `None` for any
+/// other program, or for the query forms of `at`.
+fn command_runner(base: &str, argv: &[Word]) -> Option<Vec<String>> {
+    let lit = |w: &Word| w.literal();
+    match base {
+        "at" | "batch" => {
+            let query = argv.iter().skip(1).any(|w| {
+                w.lit().is_some_and(|v| {
+                    v.starts_with('-')
+                        && !v.starts_with("--")
+                        && v[1..]
+                            .chars()
+                            .any(|c| matches!(c, 'l' | 'r' | 'd' | 'c' | 'V'))
+                })
+            });
+            (!query || base == "batch").then(Vec::new)
+        }
+        "newgrp" => Some(Vec::new()),
+        // `sg GROUP -c CMD` or `sg GROUP CMD`: the command string. (ast-grep
+        // is installed as `sg` too: `sg run`, `sg scan`, `sg --pattern …`.)
+        "sg" if argv.get(1).and_then(lit).is_some_and(|g| {
+            !g.starts_with('-')
+                && !matches!(
+                    g.as_str(),
+                    "run" | "scan" | "test" | "new" | "lsp" | "completions" | "help"
+                )
+        }) =>
+        {
+            Some(match argv.get(2).and_then(lit).as_deref() {
+                Some("-c") => argv.get(3).and_then(lit).into_iter().collect(),
+                Some(_) => argv
+                    .get(2..)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(lit)
+                    .collect(),
+                None => Vec::new(),
+            })
+        }
+        // Every operand and the --setup/--prepare/--cleanup/--conclude
+        // values are commands hyperfine hands to a shell.
+        "hyperfine" => Some(
+            argv.iter()
+                .skip(1)
+                .filter_map(lit)
+                .filter(|v| !v.starts_with('-'))
+                .collect(),
+        ),
+        _ => None,
+    }
 }
 
 /// `argv` with each brace word after the first replaced by the words bash
