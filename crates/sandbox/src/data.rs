@@ -513,8 +513,14 @@ pub(crate) const WALK_MAX_DEPTH: usize = 3;
 pub(crate) const WALK_MAX_ENTRIES: usize = 5000;
 
 /// Directory names inside a project that are hidden whole.
-pub(crate) const SECRET_DIR_NAMES: &[&str] =
-    &[".ssh", ".aws", ".gnupg", ".azure", ".password-store"];
+pub(crate) const SECRET_DIR_NAMES: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".azure",
+    ".password-store",
+    ".oci",
+];
 
 /// Whether a file name inside a project looks like a secret (§8.3, §15.3,
 /// §15.19). A public key (`*.pub`) is never a secret.
@@ -539,6 +545,21 @@ pub(crate) fn is_secret_file_name(name: &str) -> bool {
         ".htpasswd",
         ".dev.vars",
         ".s3cfg",
+        // the gate's additions of rt12 (policy's SECRET_NAMES)
+        "kubeconfig",
+        "application_default_credentials.json",
+        ".boto",
+        ".authinfo",
+        ".passwd-s3fs",
+        ".smbcredentials",
+        "rclone.conf",
+        ".terraformrc",
+        "terraform.rc",
+        ".msmtprc",
+        ".fetchmailrc",
+        ".secrets",
+        "logins.json",
+        "Login Data",
     ];
     const SUFFIX: &[&str] = &[
         ".pem",
@@ -552,6 +573,8 @@ pub(crate) fn is_secret_file_name(name: &str) -> bool {
         ".keystore",
         ".ppk",
         ".gpg",
+        ".kubeconfig",
+        ".tfvars.json",
     ];
     const PREFIX: &[&str] = &[
         ".env.",
@@ -561,6 +584,8 @@ pub(crate) fn is_secret_file_name(name: &str) -> bool {
         "id_dsa",
         "id_ecdsa",
         "id_ed25519",
+        "client_secret",
+        ".authinfo.",
     ];
     if EXACT.contains(&name) {
         return true;
