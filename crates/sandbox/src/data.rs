@@ -524,7 +524,7 @@ pub(crate) const SECRET_DIR_NAMES: &[&str] = &[
 
 /// Whether a file name inside a project looks like a secret (§8.3, §15.3,
 /// §15.19). A public key (`*.pub`) is never a secret.
-pub(crate) fn is_secret_file_name(name: &str) -> bool {
+pub fn is_secret_file_name(name: &str) -> bool {
     if name.ends_with(".pub") {
         return false;
     }
@@ -560,6 +560,7 @@ pub(crate) fn is_secret_file_name(name: &str) -> bool {
         ".secrets",
         "logins.json",
         "Login Data",
+        ".dockercfg",
     ];
     const SUFFIX: &[&str] = &[
         ".pem",
@@ -586,6 +587,8 @@ pub(crate) fn is_secret_file_name(name: &str) -> bool {
         "id_ed25519",
         "client_secret",
         ".authinfo.",
+        "id_xmss",
+        "kubeconfig.",
     ];
     if EXACT.contains(&name) {
         return true;

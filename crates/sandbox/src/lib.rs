@@ -122,7 +122,7 @@ mod macos;
 use std::convert::Infallible;
 use std::ffi::OsString;
 
-pub use data::TOOL_CONFIG_FILES;
+pub use data::{is_secret_file_name, TOOL_CONFIG_FILES};
 pub use plan::{CacheLayer, Confinement, ConfinementBuilder, Guard, Hidden, Kind, Profile};
 
 /// Exit status when the sandbox refuses to run the command because it cannot
