@@ -393,10 +393,17 @@ impl Word {
             // (Only the operators whose word is the expansion's value:
             // a pattern's decoded text is matched, not run again.)
             let value_word = is_value_word_op(expr);
+            // What `$'…'` decodes to joins the text around it (`$'\x24'"(id)"`
+            // is `$(id)`, rt12z Z4): any `$`, backquote or `<`/`>` it
+            // yields counts.
+            let decodes_subst = |t: &str| {
+                decoded_ansi_c_parts(t)
+                    .iter()
+                    .any(|d| d.contains(['$', '`', '<', '>']))
+            };
             if spells_subst(text)
                 || (value_word
-                    && ((text.contains("$'") && spells_subst(&decode_ansi_c_quotes(text)))
-                        || text.contains("$\"")))
+                    && ((text.contains("$'") && decodes_subst(text)) || text.contains("$\"")))
             {
                 self.evals.push(Eval::OperatorSubst);
             }
@@ -796,6 +803,39 @@ fn is_value_word_op(expr: &ParameterExpr) -> bool {
             | P::IndicateErrorIfNullOrUnset { .. }
             | P::UseAlternativeValue { .. }
     )
+}
+
+/// What each `$'…'` of `text` decodes to.
+fn decoded_ansi_c_parts(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("$'") {
+        let body = &rest[at + 2..];
+        let mut end = None;
+        let mut escaped = false;
+        for (i, c) in body.char_indices() {
+            match c {
+                '\\' if !escaped => escaped = true,
+                '\'' if !escaped => {
+                    end = Some(i);
+                    break;
+                }
+                _ => escaped = false,
+            }
+        }
+        match end {
+            Some(e) => {
+                out.push(decode_ansi_c(&body[..e]));
+                rest = &body[e + 1..];
+            }
+            None => {
+                // Unterminated: counted as anything.
+                out.push("$".to_string());
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// `text` with each `$'…'` replaced by what it decodes to (the rest as

@@ -57,6 +57,7 @@ impl Walker<'_> {
                             stdin_words: None,
                             stdin_text: None,
                             in_subst: ctx.in_subst,
+                            no_brace: !expands_braces(argv),
                         };
                         let first = self.out.invocations.len();
                         self.script(&script, &mut c, &ctx2);
@@ -223,6 +224,31 @@ pub(super) fn shell_variable(w: &Word) -> bool {
         (Some(crate::word::Seg::Dynamic), None)
     ) && w.substs.is_empty()
         && matches!(raw, "$SHELL" | "${SHELL}" | "$BASH" | "${BASH}")
+}
+
+/// Whether the shell of `argv` (a `-c` invocation) does brace expansion:
+/// bash and zsh do unless told not to (`+B`, `+o braceexpand`); dash (`sh`
+/// here), ksh and the rest do not (read as not known).
+fn expands_braces(argv: &[Word]) -> bool {
+    let Some(prog) = argv.first().and_then(Word::literal) else {
+        return false;
+    };
+    if !matches!(basename(&prog), "bash" | "zsh") {
+        return false;
+    }
+    let mut words = argv.iter().skip(1).map_while(Word::literal);
+    while let Some(v) = words.next() {
+        if !(v.starts_with('-') || v.starts_with('+')) {
+            break;
+        }
+        if v.starts_with('+') && v[1..].contains('B') {
+            return false;
+        }
+        if v == "+o" && words.next().as_deref() == Some("braceexpand") {
+            return false;
+        }
+    }
+    true
 }
 
 pub(super) enum ShellC {

@@ -33,6 +33,10 @@ pub(super) struct Ctx {
     pub(super) stdin_text: Option<String>,
     /// Walking the inside of a command or process substitution.
     pub(super) in_subst: bool,
+    /// The shell reading this text does no brace expansion (`sh -c`, which
+    /// is dash here; `bash +B -c`): a brace word stays as written, and
+    /// unknown (rt12z Z2).
+    pub(super) no_brace: bool,
 }
 
 /// The walk's state: what it found so far.
@@ -327,6 +331,7 @@ impl<'e> Walker<'e> {
                     stdin_words: None,
                     stdin_text: None,
                     in_subst: true,
+                    no_brace: ctx.no_brace,
                 };
                 self.script(&script, &mut c, &ctx2);
             }
@@ -417,11 +422,12 @@ impl<'e> Walker<'e> {
         // `cat src/{main,lib}.rs`: the words bash makes of a brace
         // expansion after the program word are written words (the program
         // word itself stays dynamic, §3.4).
-        let argv = if argv.iter().skip(1).any(|w| w.brace) && s.proc_substs.is_empty() {
-            expand_braces(argv)
-        } else {
-            argv
-        };
+        let argv =
+            if !ctx.no_brace && argv.iter().skip(1).any(|w| w.brace) && s.proc_substs.is_empty() {
+                expand_braces(argv)
+            } else {
+                argv
+            };
 
         // Names the call gave known values (`H=$HOME; rm -rf "$H"`, `for d
         // in / ~`, `"$PWD/../.."`): the command lines they make are checked
@@ -592,7 +598,21 @@ impl<'e> Walker<'e> {
             Some(None) => return None,
             None => ctx.stdin_text.clone()?,
         };
-        let lines = super::xargs::lines(&s.words, &input)?;
+        // bash expands braces before xargs sees its words (rt12z Z3: `-I RR
+        // cat {R,}R` is `cat RR`); a brace word left is not read.
+        let words = if s.words.iter().any(|w| w.brace) {
+            if ctx.no_brace {
+                return None;
+            }
+            let w = expand_braces(s.words.clone());
+            if w.iter().any(|w| w.brace) {
+                return None;
+            }
+            w
+        } else {
+            s.words.clone()
+        };
+        let lines = super::xargs::lines(&words, &input)?;
         let kept: Vec<Redirect> = s
             .redirects
             .iter()
@@ -657,6 +677,7 @@ impl<'e> Walker<'e> {
                 depth: ctx.depth + 1,
                 units: false,
                 in_subst: true,
+                no_brace: ctx.no_brace,
                 ..Ctx::default()
             };
             self.script(&p.body, &mut c, &ctx2);
@@ -1153,8 +1174,15 @@ fn expand_braces(argv: Vec<Word>) -> Vec<Word> {
             continue;
         }
         match crate::brace::expand(&w.raw) {
+            // bash drops the words that expand to nothing (`{,}`, `{a,,b}`:
+            // rt12z Z1, every later word moved by one).
             Some(words) => {
-                out.extend(words.iter().map(|t| Word::static_text(t, w.start, true)));
+                out.extend(
+                    words
+                        .iter()
+                        .filter(|t| !t.is_empty())
+                        .map(|t| Word::static_text(t, w.start, true)),
+                );
             }
             None => out.push(w),
         }
