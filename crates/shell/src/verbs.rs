@@ -449,10 +449,18 @@ pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Opti
         .first()
         .is_none_or(|&at| r.text(at).is_some_and(|s| s == "run"));
     if one_token && runs_script {
-        return Some(Verb {
-            text: w0,
-            named: true,
-        });
+        // The options that change what a file tool does name its verb too
+        // (§15.16: `tar --remove-files`, `rsync --delete`, `cp -s`), so a
+        // grant for the tool's ordinary use does not cover them.
+        // Interpreters keep their own verbs (§4.2).
+        let mut text = w0;
+        if !is_interpreter(&base.to_ascii_lowercase()) {
+            for m in shellgate_programs::judge::modifiers(&r.parsed) {
+                text.push(' ');
+                text.push_str(&m);
+            }
+        }
+        return Some(Verb { text, named: true });
     }
     let p = &r.parsed;
     let mut tokens = vec![w0];
