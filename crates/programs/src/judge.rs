@@ -237,9 +237,12 @@ pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
             // tolerates unknown options (`npm i --@evil:registry=URL`).
             Problem::Unknown { text, .. }
                 if matches!(leaf.kind, Kind::Installer | Kind::Build)
-                    && ["registry", "index", "source", "--@", "proxy"]
-                        .iter()
-                        .any(|k| text.contains(k)) =>
+                    && [
+                        "registry", "index", "source", "--@", "proxy", "ssl", "cert", "insecure",
+                        "trusted",
+                    ]
+                    .iter()
+                    .any(|k| text.contains(k)) =>
             {
                 out.push(format!("package_source:{name}:{text}"))
             }

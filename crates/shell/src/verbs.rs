@@ -572,8 +572,32 @@ pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Opti
             }
         }
     }
+    // An installer's package operands after an option (`pip install -r
+    // req.txt evilpkg`, `npm install -D left-pad`): each is installed, so
+    // each is a word of the verb, as before the option (`npm install
+    // lodash`); one that is not verb-like (`evilpkg==1.0`) leaves the call
+    // unnamed.
+    let installer = matches!(leaf.kind, shellgate_programs::Kind::Installer)
+        && leaf
+            .operands
+            .iter()
+            .any(|s| s.role == shellgate_programs::Role::Text);
+    if installer {
+        for &i in &p.positionals {
+            if i + 1 < next {
+                continue;
+            }
+            match argv.get(i + 1).and_then(verb_like) {
+                Some(v) => tokens.push(v),
+                None => named = false,
+            }
+        }
+    }
     let mut trimmed = false;
-    while tokens.len() > 1 {
+    // An install names every package it installs, digits and all (`npm
+    // install vue3`): a trimmed one would ride on a grant for installing
+    // the project's own dependencies.
+    while tokens.len() > 1 && !installer {
         match tokens.last() {
             Some(last) if is_call_specific_value(last) => {
                 tokens.pop();
