@@ -300,6 +300,37 @@ fn copy_like(
     }
 }
 
+/// A source recreated below `dest` under the relative path `rel` (`cp
+/// --parents`, `rsync -R`): the name itself (its missing parents are
+/// created with it) and, when the copy is recursive, the source's tree
+/// below it; an empty `rel` (`rsync -R src/./ d`) copies into `dest`.
+fn under_dest(
+    cwd: &str,
+    dest: &str,
+    src: &str,
+    rel: &str,
+    recursive: bool,
+    out: &mut Vec<Creation>,
+) {
+    let target = paths::normalize(&format!("{dest}/{rel}"));
+    if target != paths::normalize(dest) {
+        out.push(Creation {
+            source: Some(abs(cwd, src)),
+            target: target.clone(),
+            kind: CreateKind::Name,
+            text: None,
+        });
+    }
+    if recursive {
+        out.push(Creation {
+            source: Some(abs(cwd, src)),
+            target,
+            kind: CreateKind::Tree,
+            text: None,
+        });
+    }
+}
+
 /// What the invocation creates, read from its argv (`cwd`: its effective
 /// directory). A copied source written with a dynamic part (`$X/`,
 /// `` `dirname $0` ``) is not a path the gate can read: its creations carry
@@ -384,6 +415,26 @@ fn plan_words(fs: &dyn Fs, cwd: &str, inv: &Invocation) -> Vec<Creation> {
             let p = parse(args, "tS", &["target-directory", "suffix"]);
             let r = p.has(&["-r", "-R", "-a", "--recursive", "--archive"]);
             copy_like(fs, cwd, &p, r, false, &mut out);
+            // `--parents` (or an abbreviation, `--pa`…) recreates each
+            // source's path as spelled below the target directory (`cd
+            // tpl && cp --parents .git/hooks/pre-commit ..` writes
+            // `../.git/hooks/pre-commit`, rt12 S7).
+            let parents = p.opts.iter().any(|(n, _)| {
+                n.len() >= 4 && n.starts_with("--pa") && "--parents".starts_with(n.as_str())
+            });
+            if parents {
+                let (dest, srcs): (String, Vec<&String>) =
+                    match p.value(&["-t", "--target-directory"]) {
+                        Some(t) => (lex(cwd, t), p.positionals.iter().collect()),
+                        None => match p.positionals.split_last() {
+                            Some((last, rest)) => (lex(cwd, last), rest.iter().collect()),
+                            None => return out,
+                        },
+                    };
+                for s in srcs {
+                    under_dest(cwd, &dest, s, s.trim_start_matches('/'), r, &mut out);
+                }
+            }
         }
         "install" => {
             let p = parse(
@@ -473,6 +524,12 @@ fn plan_words(fs: &dyn Fs, cwd: &str, inv: &Invocation) -> Vec<Creation> {
                 parse(args, "cFiJloPSDX", &[])
             };
             let recursive = p.has(&["-r", "-a", "--recursive", "--archive"]);
+            // rsync's `-R`/`--relative` (never scp's `-R`, a remote copy):
+            // each source's path after its first `/./` (the whole path
+            // without one) is recreated below the destination
+            // (`rsync -aR tpl/./.git/ .` writes `./.git/…`, rt12 S7/S8).
+            // Judged on top of the plain reading (`--no-relative` may follow).
+            let relative = base == "rsync" && p.has(&["-R", "--relative"]);
             let Some((last, srcs)) = p.positionals.split_last() else {
                 return out;
             };
@@ -490,6 +547,13 @@ fn plan_words(fs: &dyn Fs, cwd: &str, inv: &Invocation) -> Vec<Creation> {
                         text: None,
                     });
                     continue;
+                }
+                if relative {
+                    let rel = match s.find("/./") {
+                        Some(i) => &s[i + 3..],
+                        None => s.trim_start_matches('/'),
+                    };
+                    under_dest(cwd, &dest, s, rel, recursive, &mut out);
                 }
                 let src = abs(cwd, s);
                 let contents = s.ends_with('/') || s.ends_with("/.");
@@ -618,6 +682,31 @@ fn plan_words(fs: &dyn Fs, cwd: &str, inv: &Invocation) -> Vec<Creation> {
                 "FEHMORIDC",
                 &["file", "pattern-file", "format", "directory", "owner"],
             );
+            // Copy-pass (`-p DIR`): the names come from standard input, and
+            // cpio keeps their `..` parts (measured with cpio 2.13:
+            // `echo ../../f | cpio -pd out` wrote `out/../../f`), so what it
+            // creates below (and beyond) DIR is never known (rt12 S7/S8).
+            let pass = p.opts.iter().any(|(n, _)| {
+                n == "-p" || (n.len() >= 4 && "--pass-through".starts_with(n.as_str()))
+            });
+            if pass {
+                if let Some(d) = p.positionals.first() {
+                    let target = lex(cwd, d);
+                    out.push(Creation {
+                        source: None,
+                        target: target.clone(),
+                        kind: CreateKind::Name,
+                        text: None,
+                    });
+                    out.push(Creation {
+                        source: None,
+                        target,
+                        kind: CreateKind::Tree,
+                        text: None,
+                    });
+                }
+                return out;
+            }
             if !p.has(&["-i", "--extract"]) {
                 return out;
             }

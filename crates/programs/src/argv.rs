@@ -104,9 +104,15 @@ impl Parsed {
         self.nodes.last().copied().unwrap_or(&self.program.root)
     }
 
-    /// Whether an option (canonical name) is present and not negated.
+    /// Whether an option (canonical name) is in effect: present, and its
+    /// last occurrence not negated (git's parse-options: the last of
+    /// `-n … --no-dry-run` wins).
     pub fn has(&self, name: &str) -> bool {
-        self.opts.iter().any(|o| !o.negated && o.opt.name == name)
+        self.opts
+            .iter()
+            .rev()
+            .find(|o| o.opt.name == name)
+            .is_some_and(|o| !o.negated)
     }
 
     /// Whether any present option carries an effect bit.

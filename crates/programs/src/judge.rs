@@ -237,9 +237,12 @@ pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
             // tolerates unknown options (`npm i --@evil:registry=URL`).
             Problem::Unknown { text, .. }
                 if matches!(leaf.kind, Kind::Installer | Kind::Build)
-                    && ["registry", "index", "source", "--@", "proxy"]
-                        .iter()
-                        .any(|k| text.contains(k)) =>
+                    && [
+                        "registry", "index", "source", "--@", "proxy", "ssl", "cert", "insecure",
+                        "trusted",
+                    ]
+                    .iter()
+                    .any(|k| text.contains(k)) =>
             {
                 out.push(format!("package_source:{name}:{text}"))
             }
@@ -351,12 +354,33 @@ pub fn uses(p: &Parsed) -> Vec<Use> {
 
 /// Canonical names of the modifier options present, in argv order: the
 /// verb names them (`git reset --hard`).
-pub fn modifiers(p: &Parsed) -> Vec<&'static str> {
-    let mut v: Vec<(usize, &'static str)> = p
+///
+/// A negation of an option that selects a read-only form (`git clean -n
+/// --no-dry-run`) cancels that form: the verb names the negation too, so a
+/// grant for the bare verb does not cover what the cancelled dry run now
+/// does.
+pub fn modifiers(p: &Parsed) -> Vec<String> {
+    let leaf = p.leaf();
+    let selector = |name: &str| leaf.forms.iter().any(|f| f.requires.contains(name));
+    let mut v: Vec<(usize, String)> = p
         .opts
         .iter()
-        .filter(|o| !o.negated && o.opt.has(fx::MODIFIER))
-        .map(|o| (o.at, o.opt.name.as_str()))
+        .filter_map(|o| {
+            // The last occurrence wins (`git restore -S --no-staged f`
+            // restores the work tree).
+            if !o.negated && o.opt.has(fx::MODIFIER) && p.has(&o.opt.name) {
+                Some((o.at, o.opt.name.to_string()))
+            } else if o.negated && selector(&o.opt.name) {
+                let long = o
+                    .opt
+                    .long
+                    .first()
+                    .map_or(o.opt.name.as_str(), |l| l.as_str());
+                Some((o.at, format!("--no-{}", long.trim_start_matches('-'))))
+            } else {
+                None
+            }
+        })
         .collect();
     v.sort();
     v.dedup_by(|a, b| a.1 == b.1);

@@ -452,10 +452,18 @@ pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Opti
         .first()
         .is_none_or(|&at| r.text(at).is_some_and(|s| s == "run"));
     if one_token && runs_script {
-        return Some(Verb {
-            text: w0,
-            named: true,
-        });
+        // The options that change what a file tool does name its verb too
+        // (§15.16: `tar --remove-files`, `rsync --delete`, `cp -s`), so a
+        // grant for the tool's ordinary use does not cover them.
+        // Interpreters keep their own verbs (§4.2).
+        let mut text = w0;
+        if !is_interpreter(&base.to_ascii_lowercase()) {
+            for m in shellgate_programs::judge::modifiers(&r.parsed) {
+                text.push(' ');
+                text.push_str(&m);
+            }
+        }
+        return Some(Verb { text, named: true });
     }
     let p = &r.parsed;
     let mut tokens = vec![w0];
@@ -567,8 +575,32 @@ pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Opti
             }
         }
     }
+    // An installer's package operands after an option (`pip install -r
+    // req.txt evilpkg`, `npm install -D left-pad`): each is installed, so
+    // each is a word of the verb, as before the option (`npm install
+    // lodash`); one that is not verb-like (`evilpkg==1.0`) leaves the call
+    // unnamed.
+    let installer = matches!(leaf.kind, shellgate_programs::Kind::Installer)
+        && leaf
+            .operands
+            .iter()
+            .any(|s| s.role == shellgate_programs::Role::Text);
+    if installer {
+        for &i in &p.positionals {
+            if i + 1 < next {
+                continue;
+            }
+            match argv.get(i + 1).and_then(verb_like) {
+                Some(v) => tokens.push(v),
+                None => named = false,
+            }
+        }
+    }
     let mut trimmed = false;
-    while tokens.len() > 1 {
+    // An install names every package it installs, digits and all (`npm
+    // install vue3`): a trimmed one would ride on a grant for installing
+    // the project's own dependencies.
+    while tokens.len() > 1 && !installer {
         match tokens.last() {
             Some(last) if is_call_specific_value(last) => {
                 tokens.pop();

@@ -380,3 +380,45 @@ fn dynamic_sources_carry_no_source() {
         .iter()
         .any(|c| c.source.as_deref() == Some(format!("{p}/tpl").as_str())));
 }
+
+/// `cp --parents`, `rsync -R` and `cpio -p` recreate paths the way the
+/// programs do (rt12 S7/S8, measured with coreutils 9.1, rsync 3.2/3.5 and
+/// cpio 2.13).
+#[test]
+fn relative_path_copies_plan_the_spelled_path() {
+    let t = tempfile::tempdir().unwrap();
+    let p = std::fs::canonicalize(t.path()).unwrap();
+    let p = p.to_str().unwrap().to_string();
+    std::fs::create_dir_all(format!("{p}/tpl/.git/hooks")).unwrap();
+    let targets = |cmd: &str, cwd: &str| -> Vec<(String, CreateKind)> {
+        plan_of(cmd, cwd)
+            .into_iter()
+            .map(|c| (c.target, c.kind))
+            .collect()
+    };
+    let has = |v: &[(String, CreateKind)], t: &str, k: CreateKind| {
+        v.iter().any(|(x, y)| x == &format!("{p}/{t}") && *y == k)
+    };
+    let tpl = format!("{p}/tpl");
+    let v = targets("cp --parents .git/hooks/pre-commit ..", &tpl);
+    assert!(has(&v, ".git/hooks/pre-commit", CreateKind::Name), "{v:?}");
+    let v = targets("cp -r --pa -t .. .git/hooks", &tpl);
+    assert!(has(&v, ".git/hooks", CreateKind::Tree), "{v:?}");
+    let v = targets("cp --parents ../x out", &p);
+    assert!(has(&v, "x", CreateKind::Name), "{v:?}");
+    let v = targets("rsync -aR tpl/./.git/ .", &p);
+    assert!(has(&v, ".git", CreateKind::Name), "{v:?}");
+    assert!(has(&v, ".git", CreateKind::Tree), "{v:?}");
+    let v = targets("rsync -R tpl/./a/./.git/hooks/x d", &p);
+    assert!(has(&v, "d/a/.git/hooks/x", CreateKind::Name), "{v:?}");
+    let v = targets("rsync -R .git/hooks/pre-commit ..", &tpl);
+    assert!(has(&v, ".git/hooks/pre-commit", CreateKind::Name), "{v:?}");
+    // Without -R only the plain reading.
+    let v = targets("rsync -a tpl/./.git/ out", &p);
+    assert!(!has(&v, "out/.git", CreateKind::Name), "{v:?}");
+    let v = plan_of("cpio -pdu ..", &tpl);
+    assert!(v
+        .iter()
+        .any(|c| c.target == p && c.kind == CreateKind::Tree && c.source.is_none()));
+    assert!(plan_of("cpio -o", &tpl).is_empty());
+}

@@ -482,6 +482,55 @@ pub(super) fn grant_holds(ctx: &Context, gdir: Option<&str>, touches: &[&Touch])
         .all(|t| touch_within(ctx.fs, &root, t, None, ci))
 }
 
+/// Whether a grant for `gdir` holds for the trees a link-following call
+/// walks (§15.2, §15.11): `tar -h`, `cp -rL`, `rsync -L|-k|-K`, `zip -r`
+/// without `-y`, `find -L … -delete`, `chown -RL`, `grep -R` read, copy,
+/// delete or change what the links below their operands lead to, so every
+/// link in each operand's tree (the working directory without one) must
+/// resolve inside the grant's directory, as the operand itself must (rt12
+/// S1). The options come from the program model's `!follow` flags in a
+/// recursive call, and from [`protected::behaviour`] (zip follows links by
+/// default).
+pub(super) fn grant_holds_for_trees(
+    ctx: &Context,
+    gdir: Option<&str>,
+    inv: &analyze::Invocation,
+    c: &CommandCandidates,
+) -> bool {
+    let Some(g) = gdir else {
+        return true;
+    };
+    let expanded = expand_home(g.trim(), &ctx.home);
+    if !expanded.starts_with('/') {
+        return true;
+    }
+    let b = protected::behaviour(inv, false);
+    let by_model = inv.reading.as_ref().is_some_and(|r| {
+        use shellgate_programs::fx;
+        r.parsed.any_effect(fx::FOLLOW)
+            && (r.parsed.any_effect(fx::RECURSIVE) || b.recursive_read || b.recursive_write)
+    });
+    if !(b.follows_links || by_model) {
+        return true;
+    }
+    let ci = ci(ctx);
+    let roots = [paths::normalize(&expanded)];
+    let operands: Vec<&Touch> = c
+        .touches
+        .iter()
+        .filter(|t| t.kind == TouchKind::Operand)
+        .collect();
+    if operands.is_empty() {
+        return inv.cwd.as_deref().is_some_and(|cwd| {
+            resolve::tree_stays_within(ctx.fs, &paths::normalize(cwd), &roots, ci)
+        });
+    }
+    operands
+        .iter()
+        .filter(|t| within(&t.path, &roots[0], ci))
+        .all(|t| resolve::tree_stays_within(ctx.fs, &t.path, &roots, ci))
+}
+
 /// git subcommands that print file content from the index, the work tree
 /// or history (not only names).
 fn prints_content(inv: &analyze::Invocation) -> bool {

@@ -275,6 +275,13 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
         if f == Fit::No {
             return Err(NOT_A_BUILD_OR_EDIT);
         }
+        // A copy, archive or walk that follows the links in its trees
+        // (`cp -rL`, `tar -h`, `zip -r`) reads and writes what they lead
+        // to: only trees whose links stay in the project run without a
+        // human (the rule above for paths, applied below them; rt12 S1).
+        if !super::safe_space::grant_holds_for_trees(ctx, Some(&project), inv, cc) {
+            return Err("it follows links in a tree that lead out of the project");
+        }
         let unapproved = cc.dirs.iter().any(|d| {
             out.candidates
                 .iter()

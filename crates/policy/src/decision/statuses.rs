@@ -5,7 +5,7 @@
 use shellgate_shell::analyze::Analysis;
 
 use super::layers::ShellCall;
-use super::safe_space::{grant_holds, in_safe_space, reads_stay_safe};
+use super::safe_space::{grant_holds, grant_holds_for_trees, in_safe_space, reads_stay_safe};
 use super::{Candidate, Decision, GrantRef, Status};
 use crate::candidates::Touch;
 use crate::protected;
@@ -224,6 +224,14 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
                         .flat_map(|cc| cc.touches.iter())
                         .collect();
                     grant_holds(ctx, g.directory.as_deref(), &touches)
+                        && c.invs.iter().all(|&i| {
+                            match (call.analysis.invocations.get(i), call.per_inv.get(i)) {
+                                (Some(inv), Some(Some(cc))) => {
+                                    grant_holds_for_trees(ctx, g.directory.as_deref(), inv, cc)
+                                }
+                                _ => true,
+                            }
+                        })
                 };
                 if let Some(g) = lookups
                     .session_grant(ctx.audience, tool, &c.verb, c.dir.as_deref())

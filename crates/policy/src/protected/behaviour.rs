@@ -100,11 +100,24 @@ pub fn behaviour(inv: &Invocation, reader: bool) -> Behaviour {
             b.dest_last = true;
         }
         "chmod" | "chown" | "chgrp" => {
-            b.recursive_write = has_short(&args, 'R') || has_long(&args, "--recursive")
+            b.recursive_write = has_short(&args, 'R') || has_long(&args, "--recursive");
+            // `chown -RL`/`-RH`: the walk follows links to directories and
+            // changes what they lead to (rt12 S1).
+            b.follows_links = b.recursive_write && (has_short(&args, 'L') || has_short(&args, 'H'));
         }
         "rsync" => {
             b.recursive_read = true;
             b.dest_last = true;
+            // Copying what links lead to (`-L`, `--copy-unsafe-links`,
+            // `-k`), or writing through the destination's links to
+            // directories (`-K`), rt12 S1.
+            b.follows_links = has_short(&args, 'L')
+                || has_short(&args, 'k')
+                || has_short(&args, 'K')
+                || has_long(&args, "--copy-links")
+                || has_long(&args, "--copy-unsafe-links")
+                || has_long(&args, "--copy-dirlinks")
+                || has_long(&args, "--keep-dirlinks");
             if args.iter().any(|a| a.starts_with("--del")) {
                 // Deleting at the destination writes what is below it.
                 b.recursive_write = true;
@@ -114,7 +127,9 @@ pub fn behaviour(inv: &Invocation, reader: bool) -> Behaviour {
             }
         }
         "find" => {
-            b.follows_links = has_long(&args, "-L") || args.iter().any(|a| a == "-follow");
+            b.follows_links = has_long(&args, "-L")
+                || has_long(&args, "-H")
+                || args.iter().any(|a| a == "-follow");
             if args.iter().any(|a| a == "-delete") {
                 b.recursive_write = true;
             } else if args
@@ -153,9 +168,22 @@ pub fn behaviour(inv: &Invocation, reader: bool) -> Behaviour {
                 || has_long(&args, "--create")
                 || (!first.starts_with('-') && first.contains('c'));
             b.recursive_read = create;
-            b.follows_links = create && (has_short(&args, 'h') || has_long(&args, "--dereference"));
+            // `-h` also in the old-style first word (`tar czhf x.tgz src`).
+            let old_h = !first.starts_with('-') && first.contains('h');
+            b.follows_links =
+                create && (has_short(&args, 'h') || old_h || has_long(&args, "--dereference"));
         }
-        "zip" => b.recursive_read = has_short(&args, 'r') || has_long(&args, "--recurse-paths"),
+        "zip" => {
+            b.recursive_read = has_short(&args, 'r')
+                || has_short(&args, 'R')
+                || has_long(&args, "--recurse-paths")
+                || has_long(&args, "--recurse-patterns");
+            // zip stores what a link leads to unless `-y`/`--symlinks`
+            // (rt12 S1: `zip -r x.zip src` stored `src/k/id_rsa` through
+            // `src/k -> ~/.ssh`).
+            b.follows_links =
+                b.recursive_read && !(has_short(&args, 'y') || has_long(&args, "--symlinks"));
+        }
         "cp" => {
             let r = has_short(&args, 'r')
                 || has_short(&args, 'R')
@@ -164,7 +192,10 @@ pub fn behaviour(inv: &Invocation, reader: bool) -> Behaviour {
                 || has_long(&args, "--archive");
             b.recursive_read = r;
             b.dest_last = true;
-            b.follows_links = r && (has_short(&args, 'L') || has_long(&args, "--dereference"));
+            b.follows_links = r
+                && (has_short(&args, 'L')
+                    || has_short(&args, 'H')
+                    || has_long(&args, "--dereference"));
         }
         "scp" => {
             b.recursive_read = has_short(&args, 'r');
