@@ -161,8 +161,10 @@ fn sequence(inner: &str) -> Option<Vec<String>> {
         return Some(out);
     }
     let letter = |s: &str| -> Option<u8> {
-        let c = s.as_bytes();
-        (c.len() == 1 && c[0].is_ascii_alphabetic()).then_some(c[0])
+        match s.as_bytes() {
+            [c] if c.is_ascii_alphabetic() => Some(*c),
+            _ => None,
+        }
     };
     let (x, y) = (letter(a)?, letter(b)?);
     // Between a lower- and an upper-case letter bash walks the ASCII range,
@@ -193,6 +195,18 @@ fn sequence(inner: &str) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::expand;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any text of the characters that matter never panics and never
+        /// expands past the bound.
+        #[test]
+        fn never_panics(text in "[{},.a-c0-9*%-]{0,24}") {
+            if let Some(words) = expand(&text) {
+                prop_assert!(words.len() <= super::MOST);
+            }
+        }
+    }
 
     fn e(t: &str) -> Option<Vec<String>> {
         expand(t)
@@ -250,5 +264,10 @@ mod tests {
         assert_eq!(e("{a{b,c}}"), None);
         assert_eq!(e("{1..100000}"), None);
         assert_eq!(e("{a,b"), v(&["{a,b"]));
+        // fuzzer finding: a sequence with an empty end (bash leaves it as
+        // text; here it is not read, and must not panic)
+        assert_eq!(e("{..%0}"), None);
+        assert_eq!(e("{..a}"), None);
+        assert_eq!(e("{a..}"), None);
     }
 }
