@@ -23,6 +23,8 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "localrev" => local_rev(text),
         "commitrev" => commit_rev(text),
         "configkey" => config_key(text),
+        "psformat" => ps_format(text),
+        "psbsd" => ps_bsd(text),
         "noatfile" => no_at_file(text),
         "msbuild" => msbuild_operand(text),
         "sbt" => sbt_command(text),
@@ -42,6 +44,117 @@ pub fn config_key(text: &str) -> Result<(), String> {
         return Err(format!("`{text}` is not a configuration key"));
     }
     Ok(())
+}
+
+/// Output columns of procps `ps` that show a process's name, ids,
+/// owner, state, times or sizes: never its arguments (`args`, `cmd`,
+/// `command`) or environment.
+const PS_NAME_KEYS: &[&str] = &[
+    "pid",
+    "ppid",
+    "pgid",
+    "pgrp",
+    "sid",
+    "sess",
+    "tid",
+    "lwp",
+    "spid",
+    "nlwp",
+    "uid",
+    "euid",
+    "ruid",
+    "suid",
+    "fsuid",
+    "user",
+    "euser",
+    "ruser",
+    "uname",
+    "gid",
+    "egid",
+    "group",
+    "egroup",
+    "rgid",
+    "rgroup",
+    "comm",
+    "ucomm",
+    "ucmd",
+    "fname",
+    "stat",
+    "state",
+    "s",
+    "tty",
+    "tt",
+    "tname",
+    "time",
+    "cputime",
+    "cputimes",
+    "etime",
+    "etimes",
+    "start",
+    "start_time",
+    "stime",
+    "lstart",
+    "bsdstart",
+    "%cpu",
+    "pcpu",
+    "%mem",
+    "pmem",
+    "rss",
+    "rssize",
+    "rsz",
+    "vsz",
+    "vsize",
+    "sz",
+    "ni",
+    "nice",
+    "pri",
+    "priority",
+    "psr",
+    "wchan",
+    "f",
+    "flags",
+    "c",
+    "cls",
+    "class",
+    "rtprio",
+    "policy",
+    "sched",
+    "nwchan",
+];
+
+/// A `ps -o` format of name columns only (`pid,user,%cpu,comm`,
+/// `pid=PID,comm=NAME`). procps 4 ends a header at the next comma and
+/// older versions at the end of the word, so a word passes only when
+/// both readings name listed keys: every comma- or blank-separated item
+/// is `KEY` or `KEY=HEADER` with a plain header.
+pub fn ps_format(text: &str) -> Result<(), String> {
+    let mut any = false;
+    for item in text.split([',', ' ']).filter(|i| !i.is_empty()) {
+        let (key, header) = item.split_once('=').unwrap_or((item, ""));
+        let plain = header
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '%'));
+        if !PS_NAME_KEYS.contains(&key) || !plain {
+            return Err(format!("`{item}` is not a name-only ps column"));
+        }
+        any = true;
+    }
+    if any {
+        Ok(())
+    } else {
+        Err("an empty ps format".into())
+    }
+}
+
+/// A BSD-style `ps` word that lists only the caller's own processes
+/// (`ux`, `x`, `uxf`): no `a` (every user's), no `e` (environments), no
+/// letter that takes a value.
+pub fn ps_bsd(text: &str) -> Result<(), String> {
+    if !text.is_empty() && text.chars().all(|c| "uxfwjlvshrcSn".contains(c)) {
+        Ok(())
+    } else {
+        Err(format!("`{text}` is not an own-process BSD ps word"))
+    }
 }
 
 /// A `date` operand that only formats (`+%F`), never one that sets the

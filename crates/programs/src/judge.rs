@@ -159,7 +159,12 @@ fn try_form(
     }
     // Program text given through options (`sed -e`, `awk -v`?): validate.
     for o in &p.opts {
-        if o.negated || o.opt.value != Role::Code {
+        // Program text by the node's role or by the form's (`ps -o` is a
+        // format checked by `psformat` only where a selection reaches
+        // other users' processes).
+        if o.negated
+            || (o.opt.value != Role::Code && role_of(&o.opt.name, o.opt.value) != Role::Code)
+        {
             continue;
         }
         let check = node.operands.iter().find_map(|s| s.check).or_else(|| {
@@ -224,7 +229,7 @@ pub fn is_oneshot(reason: &str) -> bool {
 /// Operand checks that only decide whether a form is read-only: a call
 /// failing one asks, and the human's grant for its verb covers it (a
 /// `git show` grant covers `git show 4c1e9a2`).
-const READ_ONLY_CHECKS: &[&str] = &["commitrev", "configkey"];
+const READ_ONLY_CHECKS: &[&str] = &["commitrev", "configkey", "psformat", "psbsd"];
 
 /// Why a grant for the call's verb would not cover it (empty: covered).
 pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
