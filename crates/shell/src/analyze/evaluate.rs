@@ -382,8 +382,11 @@ impl Walker<'_> {
                             // Unsetting a name the rest of the list depends
                             // on changes it as setting does (`unset HOME`:
                             // `$HOME/bin/x` is `/bin/x`).
+                            // `unset PWD`: `$PWD/etc/x` is `/etc/x`.
                             let name = w.literal().unwrap_or_default();
-                            if STATEMENT_POISON.contains(&name.as_str()) {
+                            if STATEMENT_POISON.contains(&name.as_str())
+                                || matches!(name.as_str(), "PWD" | "OLDPWD")
+                            {
                                 cwd.vars.assign(&name, None);
                             }
                         } else {

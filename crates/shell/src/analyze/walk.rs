@@ -429,6 +429,14 @@ impl<'e> Walker<'e> {
                 argv
             };
 
+        // `cat "$PWD/src/a.rs"`, `ls $PWD/src`: the working directory
+        // the analysis tracks is the value bash gives `$PWD` (§8.1a).
+        let argv = if argv.iter().skip(1).any(|w| !w.params.is_empty()) {
+            working_dir_words(argv, cwd, &self.env.home)
+        } else {
+            argv
+        };
+
         // Names the call gave known values (`H=$HOME; rm -rf "$H"`, `for d
         // in / ~`, `"$PWD/../.."`): the command lines they make are checked
         // for hard deny (§15.13); the command itself stays what it is.
@@ -1162,6 +1170,46 @@ fn command_runner(base: &str, argv: &[Word]) -> Option<Vec<String>> {
         ),
         _ => None,
     }
+}
+
+/// `argv` with each operand whose only dynamic pieces are `$PWD` or
+/// `${PWD}` replaced by its value, when the analysis knows the working
+/// directory and the call itself neither set nor unset `PWD` or `IFS`;
+/// the value must make exactly one word with no glob (an unquoted value
+/// with blanks or glob characters stays dynamic). The program word stays
+/// as written (`$PWD/tool` runs a file of the project: a dynamic verb).
+/// `$(pwd)` stays dynamic: SPEC §3.4 names `cat $(pwd)/f` complex (it
+/// runs a command, `cx-016`).
+fn working_dir_words(argv: Vec<Word>, cwd: &Cwd, home: &str) -> Vec<Word> {
+    let set_by_call = |n: &str| {
+        cwd.vars.set.iter().any(|s| s == n) || cwd.vars.values.iter().any(|k| k.name == n)
+    };
+    if cwd.dir.is_none() || set_by_call("PWD") || set_by_call("IFS") {
+        return argv;
+    }
+    let pwd_only = |w: &Word| {
+        let dynamic = w
+            .segs
+            .iter()
+            .filter(|s| matches!(s, crate::word::Seg::Dynamic))
+            .count();
+        !w.params.is_empty()
+            && w.substs.is_empty()
+            && dynamic == w.params.len()
+            && w.params.iter().all(|p| p.name == "PWD")
+    };
+    argv.into_iter()
+        .enumerate()
+        .map(|(i, w)| {
+            if i == 0 || !pwd_only(&w) {
+                return w;
+            }
+            match evaluate_word(&w, cwd, home).as_deref() {
+                Some([one]) if one.len() == 1 && !one[0].glob => one[0].clone(),
+                _ => w,
+            }
+        })
+        .collect()
 }
 
 /// `argv` with each brace word after the first replaced by the words bash
