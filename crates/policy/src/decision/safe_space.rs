@@ -531,37 +531,136 @@ pub(super) fn grant_holds_for_trees(
         .all(|t| resolve::tree_stays_within(ctx.fs, &t.path, &roots, ci))
 }
 
-/// git subcommands that print file content from the index, the work tree
-/// or history (not only names).
+/// Whether a git call prints file content from the index, the work tree
+/// or history (not only names, counts or commit data), so that a
+/// secret-looking file in the index would be printed.
+///
+/// The log family (`log`, `whatchanged`, `reflog`, `stash list`) prints
+/// patches only when an option turns them on; `show` and the `diff`
+/// family print them unless an output option (`--stat`, `--name-only`,
+/// `-s`…) replaces the patch and none turns it back on (`--stat -p`).
+/// `show` of `REV:PATH` operands only prints those paths (checked as
+/// names elsewhere); any other `show` operand is a commit, a tag or a
+/// search (`:/msg`). `grep` prints lines unless it lists only names or
+/// counts. Option names are the model's canonical spellings: an option
+/// the model does not know never makes a call read-only anyway.
 fn prints_content(inv: &analyze::Invocation) -> bool {
-    const PRINTERS: &[&str] = &[
-        "diff",
-        "diff-index",
-        "diff-tree",
-        "diff-files",
-        "show",
-        "log",
-        "whatchanged",
-        "stash",
-        "grep",
-        "reflog",
+    // Options that turn on (or imply) patch or line output.
+    const PATCH_ON: &[&str] = &[
+        "-p",
+        "-U",
+        "--patch-with-raw",
+        "--patch-with-stat",
+        "--word-diff",
+        "--word-diff-regex",
+        "--color-words",
+        "--check",
+        "--binary",
+        "-W",
+        "--inter-hunk-context",
+        "-L",
+        "-c",
+        "--cc",
+        "--dd",
+        "--remerge-diff",
+        "-m",
+        "--diff-merges",
+        "--combined-all-paths",
     ];
+    // Output options that replace the default patch of `show`/`diff`.
+    const PATCH_OFF: &[&str] = &[
+        "-s",
+        "--raw",
+        "--stat",
+        "--compact-summary",
+        "--numstat",
+        "--shortstat",
+        "-X",
+        "--dirstat-by-file",
+        "--summary",
+        "--name-only",
+        "--name-status",
+        "--quiet",
+    ];
+    // `git grep` options that print only names or counts.
+    const GREP_NAMES: &[&str] = &["-l", "-L", "-c", "-q"];
     // `git status -v` and `git commit -v` show the staged diff (rt11 F5).
     let verbose = inv.argv.iter().skip(1).any(|w| {
         w.lit().is_some_and(|v| {
             v == "--verbose" || (v.starts_with('-') && !v.starts_with("--") && v.contains('v'))
         })
     });
-    inv.reading.as_ref().is_none_or(|r| {
-        r.parsed
-            .nodes
-            .get(1)
+    let Some(r) = inv.reading.as_ref() else {
+        return true;
+    };
+    let p = &r.parsed;
+    let sub = |d: usize| {
+        p.nodes
+            .get(d)
             .and_then(|n| n.names.first())
-            .is_some_and(|s| {
-                PRINTERS.contains(&s.as_str())
-                    || (verbose && matches!(s.as_str(), "status" | "commit"))
-            })
-    })
+            .map(|s| s.as_str())
+    };
+    let Some(name) = sub(1) else {
+        return false;
+    };
+    // The subcommand's own options, in order (globals such as `-P` or
+    // `-C DIR` print nothing).
+    let own = || p.opts.iter().filter(|o| o.depth >= 1);
+    // Index of the last option turning the patch on, and of the last
+    // turning all output off (`-s`, `--no-patch`, `--quiet`).
+    let last_on = own()
+        .enumerate()
+        .filter(|(_, o)| !o.negated && PATCH_ON.contains(&o.opt.name.as_str()))
+        .map(|(i, _)| i)
+        .last();
+    let last_off = own()
+        .enumerate()
+        .filter(|(_, o)| {
+            (o.negated && o.opt.name == "-p")
+                || (!o.negated && matches!(o.opt.name.as_str(), "-s" | "--quiet"))
+        })
+        .map(|(i, _)| i)
+        .last();
+    let patch_on = match (last_on, last_off) {
+        (Some(a), Some(b)) => a > b,
+        (Some(_), None) => true,
+        _ => false,
+    };
+    let replaced = own().any(|o| !o.negated && PATCH_OFF.contains(&o.opt.name.as_str()));
+    match name {
+        "log" | "whatchanged" | "reflog" => patch_on,
+        "stash" => match sub(2) {
+            Some("list") => patch_on,
+            _ => true,
+        },
+        "show" => {
+            if patch_on {
+                return true;
+            }
+            if replaced {
+                return false;
+            }
+            // Revision operands (before `--`): no operand is HEAD, a
+            // commit; `REV:PATH` prints the path only.
+            let args = r.args();
+            let revs: Vec<&usize> = p
+                .positionals
+                .iter()
+                .filter(|&&at| p.dashdash.is_none_or(|d| at < d))
+                .collect();
+            revs.is_empty()
+                || revs.iter().any(|&&at| match args.get(at) {
+                    Some(shellgate_programs::argv::Arg::Static(t)) => {
+                        !t.contains(':') || t.starts_with(":/")
+                    }
+                    _ => true,
+                })
+        }
+        "diff" | "diff-index" | "diff-tree" | "diff-files" => patch_on || !replaced,
+        "grep" => !own().any(|o| !o.negated && GREP_NAMES.contains(&o.opt.name.as_str())),
+        "status" | "commit" => verbose,
+        _ => false,
+    }
 }
 
 /// [`prints_content`] and [`index_holds_secret`] together, for the
