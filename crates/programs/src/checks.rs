@@ -33,15 +33,83 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
     }
 }
 
-/// A git configuration key (`section.name`, `section.sub.name`): never a
-/// word without a dot, which git 2.46+ reads as a subcommand of `git
-/// config` (`edit` runs the editor, `list` prints every scope).
+/// Sections of git configuration whose keys hold settings, never
+/// credentials: `git config KEY` reads the global and system files too
+/// (`~/.gitconfig`), where `github.token`, `credential.*`,
+/// `http.extraheader` or a token inside a `url.*.insteadof` key may live.
+const CONFIG_SECTIONS: &[&str] = &[
+    "user",
+    "core",
+    "init",
+    "pull",
+    "push",
+    "branch",
+    "remote",
+    "merge",
+    "rebase",
+    "diff",
+    "color",
+    "commit",
+    "tag",
+    "log",
+    "fetch",
+    "status",
+    "advice",
+    "submodule",
+    "safe",
+    "gc",
+    "help",
+    "format",
+    "column",
+    "blame",
+    "grep",
+    "index",
+    "pack",
+    "rerere",
+    "worktree",
+    "alias",
+    "am",
+    "apply",
+    "checkout",
+    "clone",
+    "feature",
+    "maintenance",
+    "protocol",
+    "transfer",
+    "receive",
+    "uploadpack",
+    "pretty",
+    "i18n",
+    "gui",
+    "instaweb",
+    "mergetool",
+    "difftool",
+    "lfs",
+];
+
+/// A git configuration key (`section.name`, `section.sub.name`) that
+/// names a setting: never a word without a dot, which git 2.46+ reads as
+/// a subcommand of `git config` (`edit` runs the editor, `list` prints
+/// every scope), and only keys of [`CONFIG_SECTIONS`] with no
+/// credential-like word in them (rt13 F2: `git config github.token`
+/// printed a token from `~/.gitconfig`).
 pub fn config_key(text: &str) -> Result<(), String> {
     let (section, name) = text
         .split_once('.')
         .ok_or_else(|| format!("`{text}` is not a configuration key (no section)"))?;
-    if section.is_empty() || name.is_empty() || text.starts_with('-') {
+    if section.is_empty() || name.is_empty() || text.starts_with('-') || name.ends_with('.') {
         return Err(format!("`{text}` is not a configuration key"));
+    }
+    let lower = text.to_ascii_lowercase();
+    let section = section.to_ascii_lowercase();
+    const CREDENTIAL: &[&str] = &[
+        "token", "pass", "secret", "auth", "cred", "header", "cookie", "key", "bearer", "private",
+    ];
+    if !CONFIG_SECTIONS.contains(&section.as_str()) || CREDENTIAL.iter().any(|w| lower.contains(w))
+    {
+        return Err(format!(
+            "`{text}` may hold a credential in the global or system configuration"
+        ));
     }
     Ok(())
 }
