@@ -84,7 +84,8 @@ pub fn behaviour(inv: &Invocation, reader: bool) -> Behaviour {
     const KNOWN: &[&str] = &[
         "rm", "mv", "chmod", "chown", "chgrp", "rsync", "find", "grep", "egrep", "fgrep", "rg",
         "ag", "ack", "tar", "bsdtar", "gtar", "zip", "cp", "scp", "ln", "install", "tree", "du",
-        "ls", "dir", "diff",
+        "ls", "dir", "diff", "gzip", "gunzip", "zcat", "pigz", "unpigz", "zstd", "unzstd",
+        "zstdcat", "zstdmt", "lz4", "lz4cat", "unlz4", "7z", "7za", "7zr", "7zz", "jar",
     ];
     if !KNOWN.contains(&base.as_str()) {
         return b;
@@ -199,7 +200,46 @@ pub fn behaviour(inv: &Invocation, reader: bool) -> Behaviour {
         }
         "scp" => {
             b.recursive_read = has_short(&args, 'r');
+            // scp -r copies what links below lead to.
+            b.follows_links = b.recursive_read;
             b.dest_last = true;
+        }
+        // The compressors' `-r` walks the operands' trees; gzip and zstd
+        // follow the links they meet with `-f`, lz4 always (rt13 F3:
+        // `zcat -rf src` printed `src/keys -> ~/.ssh`'s key, `gzip -rf
+        // src` replaced it, `lz4 -r --rm src` deleted it). Following is
+        // assumed whenever they recurse; without `-c`, `-l` or `-t` they
+        // replace or write what they walk.
+        "gzip" | "gunzip" | "zcat" | "pigz" | "unpigz" | "zstd" | "unzstd" | "zstdcat"
+        | "zstdmt" | "lz4" | "lz4cat" | "unlz4" => {
+            let r = has_short(&args, 'r') || has_long(&args, "--recursive");
+            b.recursive_read = r;
+            b.follows_links = r;
+            let to_stdout = matches!(base.as_str(), "zcat" | "zstdcat" | "lz4cat")
+                || has_short(&args, 'c')
+                || has_short(&args, 'l')
+                || has_short(&args, 't')
+                || has_long(&args, "--stdout")
+                || has_long(&args, "--to-stdout")
+                || has_long(&args, "--list")
+                || has_long(&args, "--test");
+            b.recursive_write = r && !to_stdout;
+        }
+        // `7z a|u ARCHIVE DIR` stores what links lead to unless `-snl`;
+        // `jar c|u` always (verified with OpenJDK's jar: `src/k -> ../out`
+        // stored `src/k/key`).
+        "7z" | "7za" | "7zr" | "7zz" => {
+            let cmd = args.iter().find(|a| !a.starts_with('-')).cloned();
+            b.recursive_read = cmd.is_some_and(|c| matches!(c.as_str(), "a" | "u"));
+            b.follows_links = b.recursive_read && !args.iter().any(|a| a == "-snl");
+        }
+        "jar" => {
+            let first = args.first().cloned().unwrap_or_default();
+            let mode = first.trim_start_matches('-');
+            b.recursive_read = mode.starts_with(['c', 'u'])
+                || has_long(&args, "--create")
+                || has_long(&args, "--update");
+            b.follows_links = b.recursive_read;
         }
         "ln" | "install" => b.dest_last = true,
         "tree" => {
