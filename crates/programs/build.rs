@@ -169,6 +169,7 @@ fn role(file: &str, prog: &str, r: &str) -> &'static str {
         "remote" => "Remote",
         "argv" => "Argv",
         "atfile" => "AtFile",
+        "typedwrite" => "TypedWrite",
         "any" => "Any",
         _ => fail(file, prog, format!("unknown role `{r}`")),
     }

@@ -430,6 +430,28 @@ fn model_words(inv: &Invocation) -> Option<(Vec<ModelWord>, Vec<usize>)> {
                 }
                 continue;
             }
+            if o.opt.value == Role::TypedWrite {
+                // `--cov-report=xml:out.xml`: the file after the first `:`
+                // is written (rt13 F5); a value with no `:` names none. A
+                // value not known statically is a dynamic written path.
+                let w = inv.argv.get(v.at + 1);
+                match (p.value_text(&args, v), w) {
+                    (Some(t), Some(w)) => {
+                        if let Some((_, f)) = t.split_once(':').filter(|(_, f)| !f.is_empty()) {
+                            out.push(ModelWord {
+                                word: Word::static_text(f, w.start, false),
+                                role: Role::Write,
+                            });
+                        }
+                    }
+                    (None, Some(w)) => out.push(ModelWord {
+                        word: w.clone(),
+                        role: Role::Write,
+                    }),
+                    _ => {}
+                }
+                continue;
+            }
             if let Some(w) = word_at(v.at, v.offset) {
                 // `git log -L START,END:FILE`, `:N:FILE`: the file is the
                 // part after the last `:` (the range is not a path, §15.8).

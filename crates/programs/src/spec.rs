@@ -298,6 +298,9 @@ pub enum Role {
     /// A data argument that names a file to read when written `@FILE`,
     /// `name=@FILE`, `name=<FILE` or `name@FILE` (curl's `-d`, `-F`, `-H`).
     AtFile,
+    /// `KIND[:FILE]`: a report kind, and the file after the first `:` is
+    /// written (pytest-cov's `--cov-report=xml:out.xml`).
+    TypedWrite,
     /// This operand and every later word are a command line the program
     /// runs (`timeout 5 CMD…`, `npx CMD…`): options end where it starts.
     Argv,
@@ -328,7 +331,7 @@ impl Role {
     pub fn writes(self) -> bool {
         matches!(
             self,
-            Role::Write | Role::ReadWrite | Role::Delete | Role::Any
+            Role::Write | Role::ReadWrite | Role::Delete | Role::TypedWrite | Role::Any
         )
     }
 

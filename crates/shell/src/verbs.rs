@@ -596,6 +596,30 @@ pub fn verb_of(argv: &[Word], reading: Option<&crate::analyze::Reading>) -> Opti
             }
         }
     }
+    // An install that names packages and also reads package lists (`pip
+    // install requests -r req.txt`) names the lists too: a grant for the
+    // packages alone does not cover what a file adds (rt13 F4: the file
+    // listed `./evilpkg`, whose setup.py ran). Without package operands
+    // (`pip install -r requirements.txt`) the verb stays the install of the
+    // project's own requirements.
+    if installer && !p.positionals.is_empty() {
+        let args = r.args();
+        for o in &p.opts {
+            if o.negated
+                || o.opt.arity == shellgate_programs::Arity::None
+                || o.opt.value != shellgate_programs::Role::Read
+            {
+                continue;
+            }
+            let val = o.value.and_then(|x| p.value_text(&args, x)).unwrap_or("?");
+            let name = o
+                .opt
+                .long
+                .first()
+                .map_or(o.opt.name.to_string(), |l| format!("--{l}"));
+            tokens.push(format!("{name}={val}"));
+        }
+    }
     let mut trimmed = false;
     // An install names every package it installs, digits and all (`npm
     // install vue3`): a trimmed one would ride on a grant for installing
