@@ -497,8 +497,12 @@ impl Walker<'_> {
         }
         // Program text that hands strings to a shell (`awk 'BEGIN{system("…")}'`):
         // checked for hard deny.
+        // Not jq's or yq's filters: the languages run no commands, and
+        // `.u | "x \(.a)"` is a string interpolation, not awk's pipe into a
+        // command (rt13 must-allow G4: the string was read as shell and
+        // failed to parse).
         for op in reading.operands() {
-            if op.role == Role::Code {
+            if op.role == Role::Code && !matches!(op.check, Some("jq" | "yq")) {
                 if let Some(t) = reading.text(op.at) {
                     let t = t.to_string();
                     for cmd in super::code::shell_strings(&t) {
