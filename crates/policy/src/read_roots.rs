@@ -58,6 +58,14 @@ pub enum RootKind {
 /// user's home.
 const BUILTIN_TREES: &[&str] = &[
     "/usr",
+    // Installed programs and libraries; on merged-/usr systems links into
+    // `/usr` (`ls /bin`, `file /bin/ls`), on others the same kind of files.
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
     "/sys/devices/system/cpu",
     "~/go/pkg/mod",
     "~/.gradle/caches",
@@ -102,6 +110,15 @@ const BUILTIN_FILES: &[&str] = &[
     "/etc/arch-release",
     "/etc/issue",
     "/etc/timezone",
+    // The kernel's own description (no `/etc` files beyond the release
+    // files above: the shared contract keeps `cat /etc/hosts` an ask,
+    // cand-001 and adv-125).
+    "/proc/sys/kernel/osrelease",
+    "/proc/sys/kernel/ostype",
+    "/proc/sys/kernel/version",
+    "/proc/stat",
+    "/proc/swaps",
+    "/proc/partitions",
     "/proc/cpuinfo",
     "/proc/meminfo",
     "/proc/version",
