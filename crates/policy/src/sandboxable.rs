@@ -221,6 +221,17 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
         {
             return Fit::Build;
         }
+        if program_path(inv, home).is_none() {
+            if let [Arg::Static(flag)] = args.as_slice() {
+                let own = UNMODELLED_VERSION_FLAGS
+                    .iter()
+                    .find(|(id, _)| *id == base)
+                    .is_some_and(|(_, flags)| flags.contains(flag));
+                if own {
+                    return Fit::Build;
+                }
+            }
+        }
         if is_side_effect(&base) {
             return if writes { Fit::Edit } else { Fit::Passive };
         }
@@ -233,11 +244,26 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
     // file, a project's pinned package manager) has no network and writes
     // only the project.
     if let [Arg::Static(flag)] = args.as_slice() {
+        if matches!(*flag, "--version" | "--help") {
+            return Fit::Build;
+        }
+    }
+    // The program's own spellings, one or a few words (`java -version`,
+    // `helm version --short`, `kubectl version --client`).
+    let statics: Option<Vec<&str>> = args
+        .iter()
+        .map(|a| match a {
+            Arg::Static(t) => Some(*t),
+            _ => None,
+        })
+        .collect();
+    if let Some(words) = statics.filter(|w| !w.is_empty()) {
+        let joined = words.join(" ");
         let own = VERSION_FLAGS
             .iter()
             .find(|(id, _)| *id == prog.id)
-            .is_some_and(|(_, flags)| flags.contains(flag));
-        if matches!(*flag, "--version" | "--help") || own {
+            .is_some_and(|(_, flags)| flags.contains(&joined.as_str()));
+        if own {
             return Fit::Build;
         }
     }
@@ -374,8 +400,35 @@ const VERSION_FLAGS: &[(&str, &[&str])] = &[
     ("dotnet", &["--info", "--list-sdks", "--list-runtimes"]),
     ("mvn", &["-v"]),
     ("gradle", &["-v"]),
-    ("terraform", &["version", "-v"]),
-    ("helm", &["version"]),
+    ("terraform", &["version", "-v", "-version"]),
+    (
+        "helm",
+        &[
+            "version",
+            "version --short",
+            "version --template={{.Version}}",
+        ],
+    ),
+    (
+        "kubectl",
+        &[
+            "version --client",
+            "version --client=true",
+            "version --client -o json",
+            "version --client -o yaml",
+            "version --client --output=json",
+            "version --client --output=yaml",
+        ],
+    ),
+];
+
+/// Version spellings of toolchain drivers the program model does not
+/// describe (`javac -version`, `rustfmt --version`).
+const UNMODELLED_VERSION_FLAGS: &[(&str, &[&str])] = &[
+    ("javac", &["-version", "--version"]),
+    ("rustfmt", &["--version", "-V"]),
+    ("rustup", &["-V"]),
+    ("clippy-driver", &["--version", "-V"]),
 ];
 
 /// Toolchain drivers the program model does not describe, whose lone
@@ -396,6 +449,8 @@ const LOCAL_QUERIES: &[(&str, &[&str])] = &[
     ("pnpm", &["why"]),
     ("pnpm", &["list"]),
     ("npm", &["ls"]),
+    ("npm", &["root"]),
+    ("npm", &["prefix"]),
     ("npm", &["explain"]),
     ("yarn", &["why"]),
     ("yarn", &["list"]),
