@@ -704,12 +704,39 @@ fn index_holds_secret(inv: &analyze::Invocation, ctx: &Context) -> bool {
 
 /// Whether any operand or read redirect names a secret (§8.3, §15.3):
 /// lexically, resolved, or through a glob.
+///
+/// An operand the program only names or inspects (the model's `list`
+/// role: `ls -la .env`, `stat .env`, `du -h .env`) prints no content: a
+/// secret's name and metadata are not the secret (rt13 must-allow G5).
 pub(super) fn names_secret(fs: &dyn Fs, touches: &[Touch], ci: bool) -> bool {
     touches.iter().any(|t| {
         matches!(t.kind, TouchKind::Operand | TouchKind::RedirectRead)
+            && t.role != Some(shellgate_programs::Role::List)
             && secrets::touch_names_secret(fs, t, ci)
     })
 }
+
+/// Programs whose non-option words are names they list or inspect, never
+/// files whose content they print (`find . -name .env`, `stat .env`):
+/// their option values are still checked (`du --files0-from=.env`).
+const NAMES_ONLY: &[&str] = &[
+    "ls",
+    "stat",
+    "du",
+    "realpath",
+    "readlink",
+    "tree",
+    "find",
+    "fd",
+    "fdfind",
+    "lsattr",
+    "namei",
+    "mountpoint",
+];
+
+/// git subcommands that print names, never content (`git check-ignore -v
+/// .env`, the usual "is .env ignored?" question).
+const GIT_NAMES_ONLY: &[&str] = &["check-ignore", "check-attr", "ls-files"];
 
 /// Words a reader opens that are not path-like (§15.3): git pathspecs and
 /// revision paths (`git show HEAD:.env`, `git blame .env`, `-L1,5:.env`,
@@ -773,6 +800,21 @@ pub(super) fn names_secret_word(inv: &analyze::Invocation) -> bool {
         "--colors",
     ];
     let mut prev_valued = false;
+    let git_sub = (base == "git")
+        .then(|| {
+            inv.reading.as_ref().and_then(|r| {
+                r.parsed
+                    .nodes
+                    .get(1)
+                    .and_then(|n| n.names.first())
+                    .map(|s| s.to_string())
+            })
+        })
+        .flatten();
+    let names_only = NAMES_ONLY.contains(&base.as_str())
+        || git_sub
+            .as_deref()
+            .is_some_and(|s| GIT_NAMES_ONLY.contains(&s));
     for w in words.iter().skip(1) {
         let valued = std::mem::replace(
             &mut prev_valued,
@@ -786,7 +828,7 @@ pub(super) fn names_secret_word(inv: &analyze::Invocation) -> bool {
             if valued && !after_dashdash {
                 continue;
             }
-            if after_dashdash || !w.starts_with('-') || w == "-" {
+            if (after_dashdash || !w.starts_with('-') || w == "-") && !names_only {
                 if std::mem::take(&mut skip_first) {
                     continue;
                 }
@@ -820,7 +862,10 @@ pub(super) fn names_secret_word(inv: &analyze::Invocation) -> bool {
                 }
                 continue;
             }
-            if (!w.starts_with('-') || w.starts_with("-L")) && secrets::pathspec_names_secret(w) {
+            if !names_only
+                && (!w.starts_with('-') || w.starts_with("-L"))
+                && secrets::pathspec_names_secret(w)
+            {
                 return true;
             }
         } else if w.contains(':') && !w.starts_with('-') {
