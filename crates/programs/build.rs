@@ -244,12 +244,15 @@ fn option_line(
     let mut value_role: Option<&'static str> = None;
     let mut bits: Vec<&'static str> = Vec::new();
     let mut supplies: Option<String> = None;
+    let mut check: Option<String> = None;
     let mut canonical: Option<String> = None;
     let mut spellings: Vec<String> = Vec::new();
     for tok in line.split_whitespace() {
         if let Some(f) = tok.strip_prefix('!') {
             if let Some(t) = f.strip_prefix("supplies=") {
                 supplies = Some(t.to_string());
+            } else if let Some(t) = f.strip_prefix("check=") {
+                check = Some(t.to_string());
             } else {
                 bits.push(flag_bit(file, prog, f));
             }
@@ -332,6 +335,7 @@ fn option_line(
             value,
             effects,
             supplies,
+            check,
         },
         spellings,
     )
@@ -346,6 +350,7 @@ struct OptSrc {
     value: &'static str,
     effects: String,
     supplies: Option<String>,
+    check: Option<String>,
 }
 
 impl OptSrc {
@@ -358,6 +363,7 @@ impl OptSrc {
             ..
         } = self;
         let supplies = t.opt_str(self.supplies.as_deref());
+        let check = t.opt_str(self.check.as_deref());
         let shorts = t.list(
             "char",
             self.shorts.iter().map(|c| format!("{c:?}")).collect(),
@@ -365,7 +371,7 @@ impl OptSrc {
         let longs = t.strs(&self.longs);
         let name = t.str(&self.canonical);
         format!(
-            "Opt {{ name: {name}, short: {shorts}, long: {longs}, arity: Arity::{arity}, value: Role::{value}, effects: {effects}, supplies: {supplies} }}"
+            "Opt {{ name: {name}, short: {shorts}, long: {longs}, arity: Arity::{arity}, value: Role::{value}, effects: {effects}, supplies: {supplies}, check: {check} }}"
         )
     }
 }

@@ -25,6 +25,8 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "configkey" => config_key(text),
         "psformat" => ps_format(text),
         "psbsd" => ps_bsd(text),
+        "envname" => env_name(text),
+        "gitconfig" => git_config_setting(text),
         "noatfile" => no_at_file(text),
         "msbuild" => msbuild_operand(text),
         "sbt" => sbt_command(text),
@@ -112,6 +114,138 @@ pub fn config_key(text: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// A `git -c NAME[=VALUE]` setting that only changes how output looks
+/// (`core.quotepath=off`, `color.ui=never`, `advice.detachedHead=false`,
+/// `log.showSignature=false`): never a key that names a program, a hook,
+/// a pager, a filter, an alias, a URL or a credential. Keys are compared
+/// without case, as git does for the section and the name.
+pub fn git_config_setting(text: &str) -> Result<(), String> {
+    let (key, value) = text.split_once('=').unwrap_or((text, "true"));
+    let key = key.to_ascii_lowercase();
+    let value_plain = value
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ' ' | ','));
+    let (section, rest) = key.split_once('.').unwrap_or((key.as_str(), ""));
+    let display = match section {
+        // Colors and column layout: colour names, attributes, booleans.
+        "color" | "column" => !rest.is_empty(),
+        "advice" => !rest.is_empty() && !rest.contains('.'),
+        "core" => matches!(rest, "quotepath" | "abbrev" | "safecrlf" | "autocrlf"),
+        "log" => {
+            matches!(
+                rest,
+                "decorate" | "date" | "abbrevcommit" | "follow" | "mailmap"
+            ) || (rest == "showsignature" && matches!(value, "false" | "no" | "off" | "0"))
+        }
+        "diff" => matches!(
+            rest,
+            "noprefix" | "mnemonicprefix" | "renames" | "relative" | "statgraphwidth"
+        ),
+        "status" => matches!(
+            rest,
+            "short" | "branch" | "showuntrackedfiles" | "relativepaths" | "aheadbehind"
+        ),
+        "i18n" => matches!(rest, "logoutputencoding" | "commitencoding"),
+        "init" => rest == "defaultbranch",
+        "pager" => false,
+        _ => false,
+    };
+    if display && value_plain {
+        Ok(())
+    } else {
+        Err(format!("`{text}` is not a display setting"))
+    }
+}
+
+/// Environment variables that name locations, the locale, the terminal
+/// or toolchain homes: printing one shows no credential (`printenv PATH`).
+/// Proxies are left out (a proxy URL may carry a password).
+const ENV_NAMES: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "PWD",
+    "OLDPWD",
+    "TERM",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "HOSTNAME",
+    "SHLVL",
+    "EDITOR",
+    "VISUAL",
+    "PAGER",
+    "MANPATH",
+    "DISPLAY",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "XDG_RUNTIME_DIR",
+    "GOPATH",
+    "GOROOT",
+    "GOBIN",
+    "GOOS",
+    "GOARCH",
+    "GOCACHE",
+    "GOMODCACHE",
+    "JAVA_HOME",
+    "GRADLE_USER_HOME",
+    "MAVEN_HOME",
+    "M2_HOME",
+    "ANDROID_HOME",
+    "ANDROID_SDK_ROOT",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "CONDA_DEFAULT_ENV",
+    "PYENV_ROOT",
+    "PYENV_VERSION",
+    "NVM_DIR",
+    "NODE_ENV",
+    "NODE_PATH",
+    "PYTHONPATH",
+    "CC",
+    "CXX",
+    "CFLAGS",
+    "CXXFLAGS",
+    "LDFLAGS",
+    "PKG_CONFIG_PATH",
+    "LD_LIBRARY_PATH",
+    "CMAKE_PREFIX_PATH",
+    "KUBECONFIG",
+    "DOCKER_HOST",
+    "CI",
+    "GITHUB_ACTIONS",
+    "GITHUB_WORKSPACE",
+    "GITHUB_REF",
+    "GITHUB_SHA",
+    "GITHUB_REPOSITORY",
+    "RUNNER_OS",
+    "COLUMNS",
+    "LINES",
+];
+
+/// An environment variable name of [`ENV_NAMES`] or a locale name
+/// (`LC_ALL`, `LC_CTYPE`).
+pub fn env_name(text: &str) -> Result<(), String> {
+    let locale = text.starts_with("LC_")
+        && text.len() > 3
+        && text[3..]
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c == '_');
+    if ENV_NAMES.contains(&text) || locale {
+        Ok(())
+    } else {
+        Err(format!("`{text}` may hold a credential"))
+    }
 }
 
 /// Output columns of procps `ps` that show a process's name, ids,

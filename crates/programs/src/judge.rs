@@ -4,7 +4,7 @@
 
 use crate::argv::{Arg, Operand, Parsed, Problem, ValueAt};
 use crate::checks;
-use crate::spec::{fx, Arity, Form, Kind, Node, Role, Slot, Str};
+use crate::spec::{fx, Arity, Form, Kind, Node, Repeat, Role, Slot, Str};
 
 /// A path-or-text word the command uses, with its role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,6 +122,18 @@ fn try_form(
         .and_then(|f| f.operands)
         .unwrap_or(node.operands)
         .as_slice();
+    // A form's required slots must be filled (`printenv NAME`: bare
+    // `printenv` prints everything).
+    if form.is_some_and(|f| f.operands.is_some()) {
+        let required = slots
+            .iter()
+            .filter(|s| matches!(s.repeat, Repeat::One | Repeat::OneOrMore))
+            .filter(|s| !s.tag.is_some_and(|t| p.supplied().contains(&t.as_str())))
+            .count();
+        if p.positionals.len() < required {
+            return Err(NotSafe("a required operand is missing".into()));
+        }
+    }
     let ops: Vec<Operand> = p.operands_with(slots);
     for op in &ops {
         // Writing the null device or the terminal's streams writes nothing
@@ -167,9 +179,11 @@ fn try_form(
         {
             continue;
         }
-        let check = node.operands.iter().find_map(|s| s.check).or_else(|| {
-            form.and_then(|f| f.operands)
-                .and_then(|s| s.iter().find_map(|s| s.check))
+        let check = o.opt.check.or_else(|| {
+            node.operands.iter().find_map(|s| s.check).or_else(|| {
+                form.and_then(|f| f.operands)
+                    .and_then(|s| s.iter().find_map(|s| s.check))
+            })
         });
         let (Some(check), Some(v)) = (check, o.value) else {
             return Err(NotSafe(format!(
@@ -229,7 +243,7 @@ pub fn is_oneshot(reason: &str) -> bool {
 /// Operand checks that only decide whether a form is read-only: a call
 /// failing one asks, and the human's grant for its verb covers it (a
 /// `git show` grant covers `git show 4c1e9a2`).
-const READ_ONLY_CHECKS: &[&str] = &["commitrev", "configkey", "psformat", "psbsd"];
+const READ_ONLY_CHECKS: &[&str] = &["commitrev", "configkey", "psformat", "psbsd", "envname"];
 
 /// Why a grant for the call's verb would not cover it (empty: covered).
 pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
@@ -289,7 +303,7 @@ pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
             continue;
         }
         let text = o.value.and_then(|v| p.value_text(args, v));
-        if !code_ok(check, text) {
+        if !code_ok(o.opt.check.map(Str::as_str).or(check), text) {
             out.push(format!("program_text:{name}"));
         }
     }

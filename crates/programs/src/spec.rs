@@ -419,6 +419,10 @@ pub struct Opt {
     /// An operand slot tag this option supplies (`grep -e` supplies the
     /// pattern, `cp -t` the target).
     pub supplies: Option<Str>,
+    /// The validator of its value when the value is program text or a
+    /// setting (`git -c NAME=VALUE`: `gitconfig`); before the node's
+    /// operand validator.
+    pub check: Option<Str>,
 }
 
 impl Opt {

@@ -156,6 +156,22 @@ impl Walker<'_> {
                 loop {
                     let next = verbs::git_skip_globals(argv, i);
                     let v = argv.get(next).and_then(Word::literal).unwrap_or_default();
+                    // `-c NAME=VALUE` of a display setting (`core.quotepath=off`,
+                    // `color.ui=never`) changes how output looks, nothing
+                    // that runs: the scan goes on after it.
+                    let setting = if v == "-c" {
+                        argv.get(next + 1).and_then(Word::literal).map(|t| (t, 2))
+                    } else {
+                        v.strip_prefix("-c")
+                            .filter(|t| !t.is_empty())
+                            .map(|t| (t.to_string(), 1))
+                    };
+                    if let Some((t, width)) = &setting {
+                        if shellgate_programs::checks::run("gitconfig", t).is_ok() {
+                            i = next + width;
+                            continue;
+                        }
+                    }
                     if v == "-c"
                         || v.starts_with("-c") && v.len() > 2
                         || v.starts_with("--config-env")
