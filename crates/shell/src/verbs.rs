@@ -352,6 +352,17 @@ pub fn pure_builtin(argv: &[Word], windows: bool) -> bool {
         "hash" => args.first().map(String::as_str) == Some("-t") && args.len() >= 2,
         // With no NAME (or `-p`), these print every variable: the agent's
         // credentials (§8.1a) — not a side effect.
+        // `declare -p PATH`: prints the named variables, as `echo "$PATH"`
+        // does, when every name is one that holds no credential.
+        "declare" | "typeset"
+            if args.first().map(String::as_str) == Some("-p")
+                && args.len() >= 2
+                && args[1..]
+                    .iter()
+                    .all(|a| shellgate_programs::checks::run("envname", a).is_ok()) =>
+        {
+            true
+        }
         "export" | "declare" | "typeset" | "local" | "readonly" => {
             let names = args
                 .iter()

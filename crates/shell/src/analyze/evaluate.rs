@@ -389,6 +389,11 @@ impl Walker<'_> {
                             {
                                 cwd.vars.assign(&name, None);
                             }
+                        } else if attrs.contains('p')
+                            && base != "read"
+                            && !w.literal().unwrap_or_default().contains('=')
+                        {
+                            // `declare -p PATH`: prints, assigns nothing.
                         } else {
                             let full = w.literal().unwrap_or_default();
                             let (name, value) = match full.split_once('=') {
