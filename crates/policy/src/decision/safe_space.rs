@@ -694,12 +694,81 @@ fn index_holds_secret(inv: &analyze::Invocation, ctx: &Context) -> bool {
         // No index yet (a fresh repository), or not a plain file.
         return ctx.fs.lstat(&index).is_ok();
     }
+    let limit = pathspec_limit(inv, ctx, cwd);
     match crate::creates::index_paths(ctx.fs, &index) {
-        Ok(paths) => paths
-            .iter()
-            .any(|p| crate::secrets::is_secret_path(p) && !template(p)),
+        Ok(paths) => paths.iter().any(|p| {
+            crate::secrets::is_secret_path(p)
+                && !template(p)
+                && limit.as_ref().is_none_or(|dirs| {
+                    // Without case: git honours core.ignorecase in pathspecs
+                    // (`-- .NPMRC` on macOS); matching more only asks more.
+                    let lp = p.to_ascii_lowercase();
+                    dirs.iter().any(|d| {
+                        let d = d.to_ascii_lowercase();
+                        d.is_empty() || lp == d || lp.starts_with(&format!("{d}/"))
+                    })
+                })
+        }),
         Err(_) => true,
     }
+}
+
+/// The index paths a git call limits itself to with literal pathspecs
+/// after `--` (`git diff HEAD~1 -- src`), relative to the work tree's top;
+/// `None` (every path) when there is no `--`, when a pathspec is not a plain
+/// path (magic `:(…)`, globs, escapes) or leaves the work tree, or when the
+/// top is not known.
+fn pathspec_limit(inv: &analyze::Invocation, ctx: &Context, cwd: &str) -> Option<Vec<String>> {
+    let r = inv.reading.as_ref()?;
+    let p = &r.parsed;
+    let dd = p.dashdash?;
+    let args = r.args();
+    let specs: Vec<&str> = p
+        .positionals
+        .iter()
+        .filter(|&&at| at > dd)
+        .map(|&at| match args.get(at) {
+            Some(shellgate_programs::argv::Arg::Static(t)) => Some(*t),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    if specs.is_empty() {
+        return None;
+    }
+    let top = repo::work_tree(ctx.fs, cwd)?;
+    let Kernel::Path(here) = resolve::kernel(ctx.fs, cwd, true) else {
+        return None;
+    };
+    let top = paths::normalize(&top);
+    let here = paths::normalize(&here);
+    let rel = if here == top {
+        String::new()
+    } else {
+        here.strip_prefix(&format!("{}/", top.trim_end_matches('/')))?
+            .to_string()
+    };
+    let mut out = Vec::new();
+    for s in specs {
+        if s.is_empty()
+            || s.starts_with(':')
+            || s.starts_with('/')
+            || s.contains(['*', '?', '[', ']', '\\'])
+        {
+            return None;
+        }
+        let mut parts: Vec<&str> = rel.split('/').filter(|x| !x.is_empty()).collect();
+        for seg in s.split('/') {
+            match seg {
+                "" | "." => {}
+                ".." => {
+                    parts.pop()?;
+                }
+                x => parts.push(x),
+            }
+        }
+        out.push(parts.join("/"));
+    }
+    Some(out)
 }
 
 /// Whether any operand or read redirect names a secret (§8.3, §15.3):
