@@ -103,6 +103,11 @@ pub struct CommandCandidates {
     /// The verb names what runs; when false no persistent option may be
     /// offered for it (SPEC §15.8, §15.20).
     pub named: bool,
+    /// The directories it would be a candidate in if it ran in its
+    /// invocation's other directory (a `cd` before it may have failed):
+    /// not candidates of their own (§5.1), but it is safe or granted only
+    /// when it would be there too (rt14 F3).
+    pub alt_dirs: Vec<Option<String>>,
 }
 
 /// Static value of a word, resolved as a path.
@@ -744,6 +749,7 @@ pub fn for_invocation(
             touches,
             writes_redirect,
             named,
+            alt_dirs: Vec::new(),
         });
     }
 
@@ -934,6 +940,7 @@ pub fn for_invocation(
         touches,
         writes_redirect,
         named,
+        alt_dirs: Vec::new(),
     })
 }
 

@@ -39,6 +39,9 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
 /// credentials: `git config KEY` reads the global and system files too
 /// (`~/.gitconfig`), where `github.token`, `credential.*`,
 /// `http.extraheader` or a token inside a `url.*.insteadof` key may live.
+/// Not `alias` (a command line may carry a token) nor `submodule` (URLs
+/// with credentials, rt14 F5). `remote.NAME.url` stays: `git remote -v`
+/// and `git remote get-url` print the same URLs from the same scopes.
 const CONFIG_SECTIONS: &[&str] = &[
     "user",
     "core",
@@ -57,7 +60,6 @@ const CONFIG_SECTIONS: &[&str] = &[
     "fetch",
     "status",
     "advice",
-    "submodule",
     "safe",
     "gc",
     "help",
@@ -69,7 +71,6 @@ const CONFIG_SECTIONS: &[&str] = &[
     "pack",
     "rerere",
     "worktree",
-    "alias",
     "am",
     "apply",
     "checkout",

@@ -144,11 +144,29 @@ pub(super) fn candidates_of(
         .invocations
         .iter()
         .map(|inv| {
-            if inv.gated {
-                candidates::for_invocation(inv, resolver, &mut extra_reasons)
-            } else {
-                None
+            if !inv.gated {
+                return None;
             }
+            let mut c = candidates::for_invocation(inv, resolver, &mut extra_reasons)?;
+            // A command that may run in another directory (a `cd` before
+            // it may have failed): what it touches there joins what it
+            // touches here, so safe-space and grant checks hold for both;
+            // the candidates stay those of the tracked directory (§5.1).
+            if let Some(alt) = &inv.alt_cwd {
+                if alt.as_deref() != inv.cwd.as_deref() {
+                    let mut other = inv.clone();
+                    other.cwd = alt.clone();
+                    other.alt_cwd = None;
+                    match candidates::for_invocation(&other, resolver, &mut extra_reasons) {
+                        Some(o) => {
+                            c.touches.extend(o.touches);
+                            c.alt_dirs.extend(o.dirs);
+                        }
+                        None => extra_reasons.push("dynamic_path".to_string()),
+                    }
+                }
+            }
+            Some(c)
         })
         .collect();
     for r in extra_reasons {

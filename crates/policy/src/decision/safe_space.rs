@@ -626,7 +626,9 @@ fn prints_content(inv: &analyze::Invocation) -> bool {
         (Some(_), None) => true,
         _ => false,
     };
-    let replaced = own().any(|o| !o.negated && PATCH_OFF.contains(&o.opt.name.as_str()));
+    // The last of an option and its negation wins (`--stat --no-stat`,
+    // `-l --no-files-with-matches`, rt14 F1).
+    let replaced = PATCH_OFF.iter().any(|n| p.has(n));
     match name {
         "log" | "whatchanged" | "reflog" => patch_on,
         "stash" => match sub(2) {
@@ -650,17 +652,35 @@ fn prints_content(inv: &analyze::Invocation) -> bool {
                 .collect();
             revs.is_empty()
                 || revs.iter().any(|&&at| match args.get(at) {
-                    Some(shellgate_programs::argv::Arg::Static(t)) => {
-                        !t.contains(':') || t.starts_with(":/")
-                    }
+                    Some(shellgate_programs::argv::Arg::Static(t)) => !blob_spec(t),
                     _ => true,
                 })
         }
         "diff" | "diff-index" | "diff-tree" | "diff-files" => patch_on || !replaced,
-        "grep" => !own().any(|o| !o.negated && GREP_NAMES.contains(&o.opt.name.as_str())),
+        "grep" => !GREP_NAMES.iter().any(|n| p.has(n)),
         "status" | "commit" => verbose,
         _ => false,
     }
+}
+
+/// Whether a `git show` operand names a path in a tree (`HEAD:README.md`,
+/// `:0:f`, `v1:src/`), printed alone: a `:` outside `@{…}` and `^{…}`
+/// (`HEAD@{23:59}` is a commit by date, rt14 F2; `HEAD^{/fix: x}` a commit
+/// by message), not `:/text` (a commit by message).
+fn blob_spec(t: &str) -> bool {
+    if t.starts_with(":/") {
+        return false;
+    }
+    let mut depth = 0usize;
+    for c in t.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ':' if depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// [`prints_content`] and [`index_holds_secret`] together, for the

@@ -62,8 +62,14 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
                 protected::behaviour(inv, true).reads_tree(true),
                 |p| in_safe_space(p, ctx),
             );
+        // Where it may run instead (a `cd` before it may have failed).
+        let alt_ok = c.alt_dirs.iter().all(|d| {
+            d.as_deref()
+                .is_some_and(|dir| in_safe_space(dir, ctx) || outside_ok)
+        });
         for d in &c.dirs {
             let safe_here = qualifies
+                && alt_ok
                 && d.as_deref()
                     .is_some_and(|dir| in_safe_space(dir, ctx) || outside_ok);
             match cands.iter_mut().find(|x| x.verb == c.verb && &x.dir == d) {
@@ -224,6 +230,27 @@ pub(super) fn fill(out: &mut Decision, call: &ShellCall, with_grants: Option<()>
                         .flat_map(|cc| cc.touches.iter())
                         .collect();
                     grant_holds(ctx, g.directory.as_deref(), &touches)
+                        && c.invs.iter().all(|&i| {
+                            // The directories it may run in instead must
+                            // be the grant's too.
+                            let alt = call
+                                .per_inv
+                                .get(i)
+                                .and_then(Option::as_ref)
+                                .map_or(&[][..], |cc| cc.alt_dirs.as_slice());
+                            alt.iter()
+                                .all(|a| match (a.as_deref(), g.directory.as_deref()) {
+                                    (Some(a), Some(gd)) => {
+                                        let gd = crate::config::expand_home(gd.trim(), &ctx.home);
+                                        shellgate_shell::paths::is_within(
+                                            &shellgate_shell::paths::normalize(a),
+                                            &shellgate_shell::paths::normalize(&gd),
+                                        )
+                                    }
+                                    (_, None) => true,
+                                    (None, Some(_)) => false,
+                                })
+                        })
                         && c.invs.iter().all(|&i| {
                             match (call.analysis.invocations.get(i), call.per_inv.get(i)) {
                                 (Some(inv), Some(Some(cc))) => {

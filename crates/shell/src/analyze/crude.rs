@@ -51,6 +51,7 @@ impl Walker<'_> {
                 uncovered: Vec::new(),
                 in_substitution: false,
                 assigns: Vec::new(),
+                alt_cwd: None,
             };
             let (unwrapped, _) = unwrap_plain(&inv.argv);
             let base = unwrapped

@@ -14,6 +14,10 @@ pub(super) struct Cwd {
     pub(super) stack: Vec<Option<String>>,
     /// Variables the list set so far (SPEC §15.13).
     pub(super) vars: super::evaluate::Vars,
+    /// A `cd`/`pushd`/`popd` ran in the current and-or list: it may have
+    /// failed (a directory that does not exist), so what runs after `;` or
+    /// `||` may be in the old directory (rt14 F3).
+    pub(super) changed: bool,
 }
 
 impl Walker<'_> {
@@ -35,6 +39,22 @@ impl Walker<'_> {
     }
 
     pub(super) fn change_dir(&mut self, base: &str, argv: &[Word], cwd: &mut Cwd) {
+        // More than one directory operand: bash's `cd`/`pushd` fail ("too
+        // many arguments") and stay where they are (rt14 F3: `cd src/a
+        // extra; cat $PWD/../x`).
+        let operands = argv
+            .iter()
+            .skip(1)
+            .skip_while(|w| {
+                w.literal()
+                    .is_some_and(|v| v.starts_with('-') && v.len() > 1 && v != "--")
+            })
+            .skip_while(|w| w.literal().is_some_and(|v| v == "--"))
+            .count();
+        if operands > 1 && base != "popd" {
+            return;
+        }
+        cwd.changed = true;
         // `cd` sets `$PWD` to where it goes (`cwd.dir` from here on).
         cwd.vars.values.retain(|k| k.name != "PWD");
         cwd.vars.set.retain(|n| n != "PWD");

@@ -47,6 +47,7 @@ impl Walker<'_> {
                             dir: own_cwd.map(str::to_string),
                             stack: Vec::new(),
                             vars: Default::default(),
+                            changed: false,
                         };
                         let ctx2 = Ctx {
                             depth: ctx.depth + 1,

@@ -58,6 +58,11 @@ pub struct Invocation {
     pub redirects: Vec<Redirect>,
     /// Effective working directory (§5.1), `None` when unknown or absent.
     pub cwd: Option<String>,
+    /// The directory it may run in instead, because a `cd` before it may
+    /// have failed and the command still runs (`cd x; cmd`, `cd x || cmd`);
+    /// `Some(None)` when that directory is not known. What it touches must
+    /// be acceptable there too (rt14 F3).
+    pub alt_cwd: Option<Option<String>>,
     /// Wrappers removed, outermost first (basenames); the command line of a
     /// runner the model knows is marked `runner:<program>` (it is walked
     /// ungated, for hard deny; the runner's own invocation is gated).
@@ -159,6 +164,7 @@ pub fn analyze(command: &str, cwd: Option<&str>, env: &Env) -> Analysis {
         dir: cwd.map(str::to_string),
         stack: Vec::new(),
         vars: Default::default(),
+        changed: false,
     };
     match parse::parse(command, 0) {
         Ok(script) => {

@@ -45,6 +45,10 @@ pub(super) struct Walker<'e> {
     pub(super) out: Analysis,
     /// Whether the current function body calls itself through a pipe.
     pub(super) self_call_piped: bool,
+    /// The directory commands may run in instead of the tracked one,
+    /// because a `cd` before them may have failed (`Some(None)`: not
+    /// known). Given to every invocation pushed while set.
+    pub(super) alt_cwd: Option<Option<String>>,
 }
 
 impl<'e> Walker<'e> {
@@ -53,6 +57,7 @@ impl<'e> Walker<'e> {
             env,
             out: Analysis::default(),
             self_call_piped: false,
+            alt_cwd: None,
         }
     }
 
@@ -61,7 +66,10 @@ impl<'e> Walker<'e> {
     }
 
     pub(super) fn script(&mut self, s: &Script, cwd: &mut Cwd, ctx: &Ctx) {
+        let saved_alt = self.alt_cwd.clone();
         for item in &s.items {
+            let before = cwd.dir.clone();
+            let changed_before = std::mem::take(&mut cwd.changed);
             if item.background {
                 self.out.background = true;
                 let mut c = cwd.clone();
@@ -71,13 +79,45 @@ impl<'e> Walker<'e> {
             } else {
                 self.item(item, cwd, ctx);
             }
+            // A directory change may fail (a directory that does not
+            // exist, rt14 F3: `cd nonexist/deep; cat ../../x` read the
+            // home's file): what follows `;` runs where the tracking says
+            // (SPEC §5.1, cand-026) or where the list started. Both are
+            // judged: the later commands carry the other directory.
+            if cwd.changed {
+                self.alt_cwd = Some(match &self.alt_cwd {
+                    None => before,
+                    Some(_) => None,
+                });
+            }
+            cwd.changed = changed_before || cwd.changed;
+        }
+        // A subshell's or a substitution's own directory changes end with
+        // it; a group's carry on (its cwd is the caller's).
+        if !cwd.changed {
+            self.alt_cwd = saved_alt;
         }
     }
 
     pub(super) fn item(&mut self, item: &Item, cwd: &mut Cwd, ctx: &Ctx) {
+        // After `&&` the list goes on only where a `cd` succeeded; the
+        // branch after `||` may run where it failed.
+        let saved_alt = self.alt_cwd.clone();
+        let before = cwd.dir.clone();
         self.pipeline(&item.first, cwd, ctx);
-        for (_, p) in &item.rest {
+        let mut or_alt = false;
+        for (op, p) in &item.rest {
+            if *op == AndOr::Or && cwd.changed && !or_alt {
+                or_alt = true;
+                self.alt_cwd = Some(match &self.alt_cwd {
+                    None => before.clone(),
+                    Some(_) => None,
+                });
+            }
             self.pipeline(p, cwd, ctx);
+        }
+        if or_alt {
+            self.alt_cwd = saved_alt;
         }
     }
 
@@ -431,7 +471,9 @@ impl<'e> Walker<'e> {
 
         // `cat "$PWD/src/a.rs"`, `ls $PWD/src`: the working directory
         // the analysis tracks is the value bash gives `$PWD` (§8.1a).
-        let argv = if argv.iter().skip(1).any(|w| !w.params.is_empty()) {
+        // Not where a `cd` before may have failed: `$PWD` is then one of
+        // two directories (rt14 F3).
+        let argv = if self.alt_cwd.is_none() && argv.iter().skip(1).any(|w| !w.params.is_empty()) {
             working_dir_words(argv, cwd, &self.env.home)
         } else {
             argv
@@ -721,6 +763,7 @@ impl<'e> Walker<'e> {
             uncovered: Vec::new(),
             in_substitution: ctx.in_subst,
             assigns: Vec::new(),
+            alt_cwd: self.alt_cwd.clone(),
         });
         if ctx.units {
             self.out.patterns.push(name.to_string());
@@ -754,6 +797,7 @@ impl<'e> Walker<'e> {
             uncovered: Vec::new(),
             in_substitution: ctx.in_subst,
             assigns: Vec::new(),
+            alt_cwd: self.alt_cwd.clone(),
         };
         self.out.invocations.push(inv);
         if ctx.units {
@@ -829,6 +873,7 @@ impl<'e> Walker<'e> {
                 .iter()
                 .filter_map(|a| a.values.first().map(|v| (a.name.clone(), v.clone())))
                 .collect(),
+            alt_cwd: self.alt_cwd.clone(),
         });
         vec![self.out.invocations.len() - 1]
     }
@@ -875,6 +920,7 @@ impl<'e> Walker<'e> {
             dir: cwd.map(str::to_string),
             stack: Vec::new(),
             vars: Default::default(),
+            changed: false,
         };
         let mut ctx2 = ctx.clone();
         ctx2.units = false;
@@ -958,6 +1004,7 @@ impl<'e> Walker<'e> {
             uncovered: Vec::new(),
             in_substitution: true,
             assigns: Vec::new(),
+            alt_cwd: None,
         });
     }
 }
