@@ -49,6 +49,10 @@ pub(super) struct Walker<'e> {
     /// because a `cd` before them may have failed (`Some(None)`: not
     /// known). Given to every invocation pushed while set.
     pub(super) alt_cwd: Option<Option<String>>,
+    /// The shell's directory for the simple command being pushed: an
+    /// invocation whose own directory differs (`git -C ..`, `make -C d`,
+    /// `env -C d`) was placed from it, so its other directory is unknown.
+    pub(super) shell_dir: Option<String>,
 }
 
 impl<'e> Walker<'e> {
@@ -58,6 +62,7 @@ impl<'e> Walker<'e> {
             out: Analysis::default(),
             self_call_piped: false,
             alt_cwd: None,
+            shell_dir: None,
         }
     }
 
@@ -620,6 +625,7 @@ impl<'e> Walker<'e> {
         // from the argv, which is otherwise moved into the invocation).
         let changes_dir = matches!(base.as_str(), "cd" | "chdir" | "pushd" | "popd");
         let kept = changes_dir.then(|| argv.clone());
+        self.shell_dir = cwd.dir.clone();
         let idx = self.push_read(
             s, argv, env, redirects, own_cwd, wrappers, ctx, reading, uncovered,
         );
@@ -850,6 +856,13 @@ impl<'e> Walker<'e> {
         reading: Option<Reading>,
         uncovered: Vec<String>,
     ) -> Vec<usize> {
+        // Placed by its own directory option from a shell directory that
+        // may be another (`cd x; git -C .. log`): that other place is not
+        // known.
+        let alt_cwd = match &self.alt_cwd {
+            Some(_) if cwd != self.shell_dir => Some(None),
+            other => other.clone(),
+        };
         if ctx.units {
             if let Some(u) = verbs::unit(&argv, &s.redirects) {
                 self.out.patterns.push(u);
@@ -873,7 +886,7 @@ impl<'e> Walker<'e> {
                 .iter()
                 .filter_map(|a| a.values.first().map(|v| (a.name.clone(), v.clone())))
                 .collect(),
-            alt_cwd: self.alt_cwd.clone(),
+            alt_cwd,
         });
         vec![self.out.invocations.len() - 1]
     }
