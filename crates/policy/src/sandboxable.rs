@@ -215,21 +215,14 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
         if project_code {
             return Fit::Build;
         }
-        if program_path(inv, home).is_none()
-            && VERSIONED_UNMODELLED.contains(&base.as_str())
-            && matches!(args.as_slice(), [Arg::Static("--version")])
-        {
-            return Fit::Build;
-        }
-        if program_path(inv, home).is_none() {
-            if let [Arg::Static(flag)] = args.as_slice() {
-                let own = UNMODELLED_VERSION_FLAGS
+        if let [Arg::Static(flag)] = args.as_slice() {
+            let version = (*flag == "--version" && VERSIONED_UNMODELLED.contains(&base.as_str()))
+                || UNMODELLED_VERSION_FLAGS
                     .iter()
                     .find(|(id, _)| *id == base)
                     .is_some_and(|(_, flags)| flags.contains(flag));
-                if own {
-                    return Fit::Build;
-                }
+            if version && program_path(inv, home).is_none() {
+                return Fit::Build;
             }
         }
         if is_side_effect(&base) {

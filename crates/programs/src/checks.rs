@@ -150,7 +150,7 @@ pub fn git_config_setting(text: &str) -> Result<(), String> {
         ),
         "i18n" => matches!(rest, "logoutputencoding" | "commitencoding"),
         "init" => rest == "defaultbranch",
-        "pager" => false,
+        // Never `pager.*`, `alias.*`, `core.pager`, filters, hooks, URLs.
         _ => false,
     };
     if display && value_plain {

@@ -50,6 +50,11 @@ pub(super) struct Known {
 }
 
 impl Vars {
+    /// Whether the call itself set (or unset, or looped over) `name`.
+    pub(super) fn set_by_call(&self, name: &str) -> bool {
+        self.values.iter().any(|k| k.name == name) || self.set.iter().any(|n| n == name)
+    }
+
     /// The values `name` may have, when all are known.
     pub(super) fn known(&self, name: &str) -> Vec<&Known> {
         self.values.iter().filter(|k| k.name == name).collect()
@@ -169,9 +174,7 @@ pub(super) fn known_value(w: &Word, cwd: &Cwd, home: &str) -> Option<String> {
 /// working directory for `$PWD` and `$(pwd)` when it is known.
 pub(super) fn param_values(name: &str, cwd: &Cwd) -> Vec<(String, bool)> {
     if name == "PWD" || name == crate::word::PWD_SUBST {
-        if cwd.vars.values.iter().any(|k| k.name == "PWD")
-            || cwd.vars.set.iter().any(|n| n == "PWD")
-        {
+        if cwd.vars.set_by_call("PWD") {
             // Set by the call itself: its value, if known.
             return cwd
                 .vars

@@ -1241,10 +1241,7 @@ fn command_runner(base: &str, argv: &[Word]) -> Option<Vec<String>> {
 /// `$(pwd)` stays dynamic: SPEC §3.4 names `cat $(pwd)/f` complex (it
 /// runs a command, `cx-016`).
 fn working_dir_words(argv: Vec<Word>, cwd: &Cwd, home: &str) -> Vec<Word> {
-    let set_by_call = |n: &str| {
-        cwd.vars.set.iter().any(|s| s == n) || cwd.vars.values.iter().any(|k| k.name == n)
-    };
-    if cwd.dir.is_none() || set_by_call("PWD") || set_by_call("IFS") {
+    if cwd.dir.is_none() || cwd.vars.set_by_call("PWD") || cwd.vars.set_by_call("IFS") {
         return argv;
     }
     let pwd_only = |w: &Word| {
