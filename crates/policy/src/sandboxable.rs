@@ -389,6 +389,8 @@ const VERSION_FLAGS: &[(&str, &[&str])] = &[
     ("pip", &["-V"]),
     ("cargo", &["-V", "--list"]),
     ("rustc", &["-V"]),
+    ("rustfmt", &["-V"]),
+    ("rustup", &["-V"]),
     ("go", &["version"]),
     ("dotnet", &["--info", "--list-sdks", "--list-runtimes"]),
     ("mvn", &["-v"]),
@@ -416,11 +418,9 @@ const VERSION_FLAGS: &[(&str, &[&str])] = &[
 ];
 
 /// Version spellings of toolchain drivers the program model does not
-/// describe (`javac -version`, `rustfmt --version`).
+/// describe (`javac -version`, `clippy-driver -V`).
 const UNMODELLED_VERSION_FLAGS: &[(&str, &[&str])] = &[
     ("javac", &["-version", "--version"]),
-    ("rustfmt", &["--version", "-V"]),
-    ("rustup", &["-V"]),
     ("clippy-driver", &["--version", "-V"]),
 ];
 
@@ -428,7 +428,7 @@ const UNMODELLED_VERSION_FLAGS: &[(&str, &[&str])] = &[
 /// `--version` prints and exits (`elixir --version`, `gcc --version`).
 const VERSIONED_UNMODELLED: &[&str] = &[
     "elixir", "iex", "erl", "gcc", "g++", "clang", "clang++", "ghc", "kotlin", "kotlinc", "scala",
-    "protoc", "rustup", "node-gyp",
+    "protoc", "node-gyp",
 ];
 
 /// Package managers' queries of what is installed (`poetry show`, `pnpm
@@ -437,6 +437,8 @@ const VERSIONED_UNMODELLED: &[&str] = &[
 /// or installed code on the way (a Gemfile is Ruby, a `.pth` file runs at
 /// Python's start), and a few options ask a registry (`--outdated`): run
 /// confined, that code writes only the project and the network is off.
+/// `helm show values DIR` prints a local chart's files the same way (a
+/// chart named by repository or URL would be fetched: no network there).
 const LOCAL_QUERIES: &[(&str, &[&str])] = &[
     ("poetry", &["show"]),
     ("pnpm", &["why"]),
@@ -459,6 +461,11 @@ const LOCAL_QUERIES: &[(&str, &[&str])] = &[
     ("pip", &["show"]),
     ("pip", &["freeze"]),
     ("pipx", &["list"]),
+    ("helm", &["show", "all"]),
+    ("helm", &["show", "chart"]),
+    ("helm", &["show", "crds"]),
+    ("helm", &["show", "readme"]),
+    ("helm", &["show", "values"]),
     ("conda", &["list"]),
 ];
 

@@ -27,6 +27,7 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "psbsd" => ps_bsd(text),
         "envname" => env_name(text),
         "gitconfig" => git_config_setting(text),
+        "never" => never(text),
         "noatfile" => no_at_file(text),
         "msbuild" => msbuild_operand(text),
         "sbt" => sbt_command(text),
@@ -233,6 +234,16 @@ const ENV_NAMES: &[&str] = &[
     "COLUMNS",
     "LINES",
 ];
+
+/// The value `never` only (`bat --paging=never`: any other choice may
+/// start a pager, a program that reads the terminal and can run commands).
+pub fn never(text: &str) -> Result<(), String> {
+    if text == "never" {
+        Ok(())
+    } else {
+        Err(format!("`{text}` may start another program"))
+    }
+}
 
 /// An environment variable name of [`ENV_NAMES`] or a locale name
 /// (`LC_ALL`, `LC_CTYPE`).
