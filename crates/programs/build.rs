@@ -13,6 +13,10 @@ use serde::Deserialize;
 struct NodeSrc {
     style: Option<String>,
     names: Option<Vec<String>>,
+    /// Of a program: the names under which its read-only forms apply
+    /// (default: every name). `podman` shares docker's argv but is not a
+    /// plain client of a daemon.
+    readonly_names: Option<Vec<String>>,
     kind: Option<String>,
     #[serde(default)]
     safe: bool,
@@ -665,11 +669,25 @@ fn main() {
                     fail(&file, id, format!("program name `{name}` used twice"));
                 }
             }
+            let readonly = match &n.readonly_names {
+                Some(r) => {
+                    if let Some(bad) = r.iter().find(|x| !names.contains(x)) {
+                        fail(
+                            &file,
+                            id,
+                            format!("readonly_names lists `{bad}`, not a name"),
+                        );
+                    }
+                    r.clone()
+                }
+                None => names.clone(),
+            };
             let mut spellings = BTreeSet::new();
             let root = node(&file, id, id, &n, names, "Other", &mut out, &mut spellings);
+            let readonly = out.tables.strs(&readonly);
             let id = out.tables.str(id);
             programs.push(format!(
-                "Program {{ id: {id}, style: Style::{style_s}, root: {root} }}"
+                "Program {{ id: {id}, style: Style::{style_s}, readonly_names: {readonly}, root: {root} }}"
             ));
         }
     }

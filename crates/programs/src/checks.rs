@@ -28,6 +28,7 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "envname" => env_name(text),
         "gitconfig" => git_config_setting(text),
         "never" => never(text),
+        "dockerfmt" => docker_format(text),
         "noatfile" => no_at_file(text),
         "msbuild" => msbuild_operand(text),
         "sbt" => sbt_command(text),
@@ -358,6 +359,69 @@ pub fn ps_format(text: &str) -> Result<(), String> {
     } else {
         Err("an empty ps format".into())
     }
+}
+
+/// Fields of `docker ps`, `docker images` and `docker system df` rows that
+/// name, size, date or place a container or image: never its command line
+/// (`.Command`), labels (`.Labels`, `.Label`) or mounts, where a
+/// credential passed on a command line or label would show.
+const DOCKER_FIELDS: &[&str] = &[
+    "ID",
+    "Names",
+    "Image",
+    "CreatedAt",
+    "CreatedSince",
+    "RunningFor",
+    "Ports",
+    "State",
+    "Status",
+    "Size",
+    "Networks",
+    "LocalVolumes",
+    "Repository",
+    "Tag",
+    "Digest",
+    "Containers",
+    "SharedSize",
+    "UniqueSize",
+    "VirtualSize",
+    "Type",
+    "TotalCount",
+    "Active",
+    "Reclaimable",
+];
+
+/// A docker `--format` Go template made only of literal text and
+/// `{{.Field}}` actions of [`DOCKER_FIELDS`], optionally after `table`:
+/// no function (`{{json .}}` prints every field), no other field, not the
+/// `json` shorthand.
+pub fn docker_format(text: &str) -> Result<(), String> {
+    let body = text.strip_prefix("table").map_or(text, |rest| {
+        if rest.starts_with(char::is_whitespace) {
+            rest
+        } else {
+            text
+        }
+    });
+    let mut rest = body;
+    let mut any = false;
+    while let Some(at) = rest.find("{{") {
+        let after = &rest[at + 2..];
+        let Some(end) = after.find("}}") else {
+            return Err("an unclosed template action".into());
+        };
+        let action = after[..end].trim();
+        let field = action.strip_prefix('.').unwrap_or("");
+        if !DOCKER_FIELDS.contains(&field) {
+            return Err(format!("`{{{{{action}}}}}` is not a name or state field"));
+        }
+        any = true;
+        rest = &after[end + 2..];
+    }
+    if rest.contains("}}") || !any {
+        return Err(format!("`{text}` is not a field template"));
+    }
+    Ok(())
 }
 
 /// A BSD-style `ps` word that lists only the caller's own processes

@@ -199,6 +199,16 @@ fn try_form(
     Ok(ReadOnly { uses })
 }
 
+/// [`read_only`] for the program started as `name` (its basename): under a
+/// name the spec's `readonly_names` leaves out (`podman`, which shares
+/// docker's argv), nothing is read-only.
+pub fn read_only_as(name: &str, p: &Parsed, args: &[Arg]) -> Result<ReadOnly, NotSafe> {
+    if !p.program.readonly_names.iter().any(|n| n.as_str() == name) {
+        return Err(NotSafe(format!("no read-only form under the name {name}")));
+    }
+    read_only(p, args)
+}
+
 /// Whether the argv is one of the program's read-only forms.
 pub fn read_only(p: &Parsed, args: &[Arg]) -> Result<ReadOnly, NotSafe> {
     if let Some(e) = problems_block(p) {

@@ -561,6 +561,9 @@ pub struct Program {
     /// Identifier (the spec's table name).
     pub id: Str,
     pub style: Style,
+    /// The names under which the read-only forms apply (`docker`, not
+    /// `podman`): under another name nothing is read-only.
+    pub readonly_names: List<Str>,
     pub root: Node,
 }
 

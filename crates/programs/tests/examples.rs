@@ -71,7 +71,8 @@ fn every_example_behaves_as_its_spec_says() {
         }
         let args: Vec<Arg> = w[1..].iter().map(|s| Arg::Static(s)).collect();
         let p = parse(prog, &args);
-        let ro = judge::read_only(&p, &args);
+        let name = w[0].rsplit('/').next().unwrap_or(&w[0]);
+        let ro = judge::read_only_as(name, &p, &args);
         match ex.expect {
             Expect::Verb => {}
             Expect::Safe if judge::help_only(&p) => {}
