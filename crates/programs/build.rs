@@ -17,6 +17,10 @@ struct NodeSrc {
     /// (default: every name). `podman` shares docker's argv but is not a
     /// plain client of a daemon.
     readonly_names: Option<Vec<String>>,
+    /// Of a program: every argv word `@FILE` is replaced by the words of
+    /// FILE before options are read (libiberty's expandargv: binutils).
+    #[serde(default)]
+    atfiles: bool,
     kind: Option<String>,
     #[serde(default)]
     safe: bool,
@@ -687,7 +691,8 @@ fn main() {
             let readonly = out.tables.strs(&readonly);
             let id = out.tables.str(id);
             programs.push(format!(
-                "Program {{ id: {id}, style: Style::{style_s}, readonly_names: {readonly}, root: {root} }}"
+                "Program {{ id: {id}, style: Style::{style_s}, readonly_names: {readonly}, atfiles: {}, root: {root} }}",
+                n.atfiles
             ));
         }
     }

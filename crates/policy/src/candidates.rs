@@ -140,6 +140,9 @@ pub struct Resolver<'a> {
     pub home: &'a str,
     pub windows: bool,
     pub fs: &'a dyn Fs,
+    /// Some word of the call names a credential's variable (`X=$TOKEN;
+    /// echo $X`): no printing command of it is a pure side effect.
+    pub secret_in_call: bool,
 }
 
 /// What a word resolves to.
@@ -529,6 +532,70 @@ fn model_words(inv: &Invocation) -> Option<(Vec<ModelWord>, Vec<usize>)> {
     Some((out, covered))
 }
 
+/// A word, assignment value, here-string or expanding heredoc of `inv`
+/// that names a credential's variable.
+pub(crate) fn mentions_secret_variable(inv: &Invocation) -> bool {
+    inv.argv.iter().any(|w| names_secret_variable(&w.raw))
+        || inv
+            .assigns
+            .iter()
+            .any(|(_, w)| names_secret_variable(&w.raw))
+        || inv.redirects.iter().any(|r| match &r.target {
+            RedirTarget::HereString(w) => names_secret_variable(&w.raw),
+            RedirTarget::HereDoc { body, expands } => *expands && names_secret_variable(&body.raw),
+            _ => false,
+        })
+}
+
+/// Whether any command of the call, gated or not, names a credential's
+/// variable: its value may be copied to another name and printed from
+/// there (`TERM=$AWS_SECRET_ACCESS_KEY printenv TERM`).
+pub(crate) fn call_mentions_secret(analysis: &shellgate_shell::analyze::Analysis) -> bool {
+    analysis.invocations.iter().any(|inv| {
+        inv.argv.iter().any(|w| expands_secret_variable(&w.raw))
+            || inv
+                .assigns
+                .iter()
+                .any(|(_, w)| expands_secret_variable(&w.raw))
+            || inv.redirects.iter().any(|r| match &r.target {
+                RedirTarget::HereString(w) => expands_secret_variable(&w.raw),
+                RedirTarget::HereDoc { body, expands } => {
+                    *expands && names_secret_variable(&body.raw)
+                }
+                _ => false,
+            })
+    }) || analysis
+        .statement_values
+        .iter()
+        .any(|v| expands_secret_variable(v))
+}
+
+/// [`names_secret_variable`] outside single quotes and `\$`: a reference
+/// bash expands (`grep -rn '$GITHUB_TOKEN' .github` only searches for the
+/// text).
+fn expands_secret_variable(raw: &str) -> bool {
+    let mut out = String::with_capacity(raw.len());
+    let (mut single, mut double, mut escaped) = (false, false, false);
+    for c in raw.chars() {
+        if escaped {
+            escaped = false;
+            out.push(if c == '$' { ' ' } else { c });
+            continue;
+        }
+        match c {
+            '\\' if !single => escaped = true,
+            '\'' if !double => single = !single,
+            '"' if !single => {
+                double = !double;
+                out.push(c);
+            }
+            _ if single => out.push(if c == '$' { ' ' } else { c }),
+            _ => out.push(c),
+        }
+    }
+    names_secret_variable(&out)
+}
+
 /// A `$NAME`/`${NAME}` reference to a variable whose name says it holds a
 /// credential.
 pub(crate) fn names_secret_variable(raw: &str) -> bool {
@@ -709,12 +776,15 @@ pub fn for_invocation(
     let side_effect_verb = is_side_effect(&program) || verbs::pure_builtin(&inv.argv, r.windows);
     // Printing a credential (`echo $AWS_SECRET_ACCESS_KEY`) is not a pure
     // side effect: the command asks in its directory (§8.1a).
+    // The value may have reached another name first (`X=$GITHUB_TOKEN;
+    // echo $X`, rt15 F4): any mention in the call counts.
     let prints_secret = side_effect_verb
-        && inv
-            .argv
-            .iter()
-            .skip(1)
-            .any(|w| names_secret_variable(&w.raw));
+        && (r.secret_in_call
+            || inv
+                .argv
+                .iter()
+                .skip(1)
+                .any(|w| names_secret_variable(&w.raw)));
     let side_effect_verb = side_effect_verb && !prints_secret;
     // Windows semantics: cmd's and PowerShell's readers and copiers take
     // paths (`type F`, `copy A B`, `Get-Content F`); a bash builtin's model
@@ -1096,6 +1166,7 @@ mod tests {
             home: "/nonexistent-home",
             windows: false,
             fs: &OsFs,
+            secret_in_call: false,
         };
         let mut reasons = Vec::new();
         let mut out = Vec::new();

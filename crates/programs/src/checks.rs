@@ -89,7 +89,6 @@ const CONFIG_SECTIONS: &[&str] = &[
     "instaweb",
     "mergetool",
     "difftool",
-    "lfs",
 ];
 
 /// A git configuration key (`section.name`, `section.sub.name`) that
@@ -110,7 +109,24 @@ pub fn config_key(text: &str) -> Result<(), String> {
     const CREDENTIAL: &[&str] = &[
         "token", "pass", "secret", "auth", "cred", "header", "cookie", "key", "bearer", "private",
     ];
-    if !CONFIG_SECTIONS.contains(&section.as_str()) || CREDENTIAL.iter().any(|w| lower.contains(w))
+    // Inside the allowed sections, values that carry a URL, a proxy or a
+    // command line may carry `user:password@` or `sshpass -p` (rt15 F2:
+    // `git config remote.origin.proxy` printed a proxy password): only a
+    // remote's own `url`/`pushurl`, which `git remote -v` prints anyway.
+    let (sub, var) = match lower[section.len() + 1..].rsplit_once('.') {
+        Some((sub, var)) => (sub, var),
+        None => ("", &lower[section.len() + 1..]),
+    };
+    let remote_url = section == "remote" && !sub.is_empty() && matches!(var, "url" | "pushurl");
+    let carrier = var.contains("url")
+        || var.contains("proxy")
+        || var.ends_with("command")
+        || var.ends_with("cmd")
+        || sub.contains("://")
+        || sub.contains('@');
+    if !CONFIG_SECTIONS.contains(&section.as_str())
+        || CREDENTIAL.iter().any(|w| lower.contains(w))
+        || (carrier && !remote_url)
     {
         return Err(format!(
             "`{text}` may hold a credential in the global or system configuration"

@@ -214,6 +214,11 @@ pub fn read_only(p: &Parsed, args: &[Arg]) -> Result<ReadOnly, NotSafe> {
     if let Some(e) = problems_block(p) {
         return Err(e);
     }
+    if let Some(w) = at_file_word(p, args) {
+        return Err(NotSafe(format!(
+            "{w} is a response file: options and files the call does not show"
+        )));
+    }
     let node = p.leaf();
     if node.sub_required && !node.subs.is_empty() {
         return Err(NotSafe("no subcommand".into()));
@@ -255,11 +260,28 @@ pub fn is_oneshot(reason: &str) -> bool {
 /// `git show` grant covers `git show 4c1e9a2`).
 const READ_ONLY_CHECKS: &[&str] = &["commitrev", "configkey", "psformat", "psbsd", "envname"];
 
+/// A word a program with response files would replace (`@FILE` anywhere,
+/// an option's separate value included, rt15 F3: `strings -n @list f`), or
+/// a dynamic word that could become one.
+fn at_file_word(p: &Parsed, args: &[Arg]) -> Option<String> {
+    if !p.program.atfiles {
+        return None;
+    }
+    args.iter().find_map(|a| match a {
+        Arg::Static(t) if t.starts_with('@') => Some(format!("`{t}`")),
+        Arg::Static(_) => None,
+        Arg::Dynamic { .. } => Some("a dynamic word".to_string()),
+    })
+}
+
 /// Why a grant for the call's verb would not cover it (empty: covered).
 pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
     let mut out = Vec::new();
     let name = p.program.id;
     let leaf = p.leaf();
+    if at_file_word(p, args).is_some() {
+        out.push(format!("oneshot_option:{name}:@file"));
+    }
     for pr in &p.problems {
         match pr {
             // An option naming a package source, even where the model

@@ -564,6 +564,9 @@ pub struct Program {
     /// The names under which the read-only forms apply (`docker`, not
     /// `podman`): under another name nothing is read-only.
     pub readonly_names: List<Str>,
+    /// Every argv word `@FILE` (an option's separate value too) is replaced
+    /// by the words of FILE before the options are read (binutils).
+    pub atfiles: bool,
     pub root: Node,
 }
 

@@ -129,6 +129,7 @@ pub(super) fn resolver<'a>(ctx: &'a Context<'a>) -> Resolver<'a> {
         home: &ctx.home,
         windows: ctx.os == Os::Windows,
         fs: ctx.fs,
+        secret_in_call: false,
     }
 }
 

@@ -29,7 +29,7 @@ use shellgate_shell::paths;
 use super::layers::ShellCall;
 use super::statuses::real;
 use super::{Decision, Policy, Status};
-use crate::candidates::{names_secret_variable, Touch, TouchKind};
+use crate::candidates::{mentions_secret_variable, Touch, TouchKind};
 use crate::config::{expand_home, SandboxMode};
 use crate::fs;
 use crate::model::Os;
@@ -236,7 +236,7 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
         // A credential's variable put into a word, a here-string or an
         // expanding heredoc (`git commit -m "$(cat <<< "$GITHUB_TOKEN")"`):
         // a human sees where it goes.
-        if mentions_secret_variable(inv) {
+        if mentions_secret_variable(inv) || call.resolver.secret_in_call {
             return Err("it puts a credential's variable into its words");
         }
         if super::safe_space::git_prints_staged_secret(inv, ctx) {
@@ -531,18 +531,6 @@ fn closing_quote(b: &[u8], from: usize, escapes: bool) -> Option<usize> {
         }
     }
     None
-}
-
-/// A word, here-string or expanding heredoc of `inv` that names a
-/// credential's variable.
-fn mentions_secret_variable(inv: &shellgate_shell::analyze::Invocation) -> bool {
-    use shellgate_shell::syntax::RedirTarget;
-    inv.argv.iter().any(|w| names_secret_variable(&w.raw))
-        || inv.redirects.iter().any(|r| match &r.target {
-            RedirTarget::HereString(w) => names_secret_variable(&w.raw),
-            RedirTarget::HereDoc { body, expands } => *expands && names_secret_variable(&body.raw),
-            _ => false,
-        })
 }
 
 /// A path in a project's own environment of programs (`.venv/bin`,

@@ -46,7 +46,11 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
         .enumerate()
     {
         let Some(c) = cc else { continue };
+        // A credential's variable named anywhere in the call may reach a
+        // reader under another name (`LANG=$GITHUB_TOKEN; declare -p
+        // LANG`, rt15 F4): nothing of the call is a safe read.
         let qualifies = !analysis.is_complex()
+            && !call.resolver.secret_in_call
             && inv.uncovered.is_empty()
             && safe.qualifies(inv, ctx.run_env.path)
             && reads_stay_safe(inv, c, ctx)

@@ -137,6 +137,10 @@ pub struct Analysis {
     /// Some command runs in the background (`cmd &`, at any depth): it
     /// may outlive the call (a server started for later commands).
     pub background: bool,
+    /// The values of assignment statements (`X=$GITHUB_TOKEN;`, no command
+    /// word), as written: a value copied to another name is printed from
+    /// there.
+    pub statement_values: Vec<String>,
 }
 
 /// Context of the analysis that does not change while walking.
