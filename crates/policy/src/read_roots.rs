@@ -67,6 +67,11 @@ const BUILTIN_TREES: &[&str] = &[
     "/lib64",
     "/libx32",
     "/sys/devices/system/cpu",
+    // Kernel parameters and cgroup limits (`cat
+    // /proc/sys/fs/inotify/max_user_watches`, `cat /sys/fs/cgroup/memory.max`):
+    // numbers and names, what `sysctl -a` prints to anyone.
+    "/proc/sys",
+    "/sys/fs/cgroup",
     "~/go/pkg/mod",
     "~/.gradle/caches",
     "~/.gradle/wrapper/dists",

@@ -375,12 +375,12 @@ const VERSION_FLAGS: &[(&str, &[&str])] = &[
     ("python", &["-V"]),
     ("node", &["-v"]),
     ("ruby", &["-v"]),
-    ("perl", &["-v"]),
+    ("perl", &["-v", "-V", "--version"]),
     ("php", &["-v"]),
     ("java", &["-version"]),
     ("deno", &["-V"]),
     ("bun", &["-v"]),
-    ("npm", &["-v"]),
+    ("npm", &["-v", "-h", "help"]),
     ("pnpm", &["-v"]),
     ("yarn", &["-v"]),
     ("bundle", &["-v", "version"]),
@@ -389,6 +389,8 @@ const VERSION_FLAGS: &[(&str, &[&str])] = &[
     ("pip", &["-V"]),
     ("cargo", &["-V", "--list"]),
     ("rustc", &["-V"]),
+    ("awk", &["--version", "-W version", "-V"]),
+    ("unzip", &["-v"]),
     ("rustfmt", &["-V"]),
     ("rustup", &["-V"]),
     ("go", &["version"]),
@@ -420,7 +422,8 @@ const VERSION_FLAGS: &[(&str, &[&str])] = &[
 /// Version spellings of toolchain drivers the program model does not
 /// describe (`javac -version`, `clippy-driver -V`).
 const UNMODELLED_VERSION_FLAGS: &[(&str, &[&str])] = &[
-    ("javac", &["-version", "--version"]),
+    ("javac", &["-version", "--version", "-help", "--help"]),
+    ("openssl", &["version"]),
     ("clippy-driver", &["--version", "-V"]),
 ];
 
@@ -428,7 +431,8 @@ const UNMODELLED_VERSION_FLAGS: &[(&str, &[&str])] = &[
 /// `--version` prints and exits (`elixir --version`, `gcc --version`).
 const VERSIONED_UNMODELLED: &[&str] = &[
     "elixir", "iex", "erl", "gcc", "g++", "clang", "clang++", "ghc", "kotlin", "kotlinc", "scala",
-    "protoc", "node-gyp",
+    "protoc", "node-gyp", "ld", "ld.bfd", "ld.gold", "as", "strip", "objcopy", "gpg", "gpg2",
+    "vim", "nvim",
 ];
 
 /// Package managers' queries of what is installed (`poetry show`, `pnpm
@@ -461,6 +465,10 @@ const LOCAL_QUERIES: &[(&str, &[&str])] = &[
     ("pip", &["show"]),
     ("pip", &["freeze"]),
     ("pipx", &["list"]),
+    ("rustup", &["show"]),
+    ("rustup", &["which"]),
+    ("rustup", &["target", "list"]),
+    ("rustup", &["component", "list"]),
     ("helm", &["show", "all"]),
     ("helm", &["show", "chart"]),
     ("helm", &["show", "crds"]),

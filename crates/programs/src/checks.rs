@@ -29,6 +29,24 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "gitconfig" => git_config_setting(text),
         "never" => never(text),
         "dockerfmt" => docker_format(text),
+        "sysctlname" => sysctl_name(text),
+        "pkgget" => {
+            if text == "get" {
+                Ok(())
+            } else {
+                Err(format!("`{text}` is not `get`"))
+            }
+        }
+        "npmkey" => {
+            if matches!(
+                text,
+                "registry" | "prefix" | "cache" | "init-module" | "loglevel" | "save-exact"
+            ) {
+                Ok(())
+            } else {
+                Err(format!("`{text}` may hold a credential"))
+            }
+        }
         "noatfile" => no_at_file(text),
         "msbuild" => msbuild_operand(text),
         "sbt" => sbt_command(text),
@@ -405,6 +423,9 @@ const DOCKER_FIELDS: &[&str] = &[
     "TotalCount",
     "Active",
     "Reclaimable",
+    "Name",
+    "Driver",
+    "Scope",
 ];
 
 /// A docker `--format` Go template made only of literal text and
@@ -438,6 +459,21 @@ pub fn docker_format(text: &str) -> Result<(), String> {
         return Err(format!("`{text}` is not a field template"));
     }
     Ok(())
+}
+
+/// A kernel parameter name `sysctl` reads (`fs.file-max`, `kernel/ostype`):
+/// never `NAME=VALUE`, which sets it.
+pub fn sysctl_name(text: &str) -> Result<(), String> {
+    let plain = !text.is_empty()
+        && !text.starts_with('-')
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'));
+    if plain {
+        Ok(())
+    } else {
+        Err(format!("`{text}` is not a parameter name"))
+    }
 }
 
 /// A BSD-style `ps` word that lists only the caller's own processes

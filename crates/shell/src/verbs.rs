@@ -322,6 +322,7 @@ pub fn pure_builtin(argv: &[Word], windows: bool) -> bool {
             | "unset"
             | "let"
             | "set"
+            | "ulimit"
     ) {
         return false;
     }
@@ -375,6 +376,14 @@ pub fn pure_builtin(argv: &[Word], windows: bool) -> bool {
                 && names_plain(0)
         }
         "read" | "unset" | "let" => !args.is_empty() && names_plain(0),
+        // `ulimit -a`, `ulimit -Sn`: prints limits; a value would set one.
+        "ulimit" => args.iter().all(|a| {
+            a.len() > 1
+                && a.starts_with('-')
+                && a[1..]
+                    .chars()
+                    .all(|c| "SHabcdefiklmnpqrstuvxPRT".contains(c))
+        }),
         // `set -e`, `set -euo pipefail`: shell options only (the analysis
         // makes any option it does not follow complex, `-k` among them);
         // alone, `set` prints every variable.

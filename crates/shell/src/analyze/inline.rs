@@ -484,8 +484,17 @@ pub(super) fn program_operand_index(base: &str, argv: &[Word]) -> Option<usize> 
     None
 }
 
-pub(super) const INFO_FLAGS: &[&str] =
-    &["--version", "-V", "--help", "-h", "-v", "-version", "-help"];
+pub(super) const INFO_FLAGS: &[&str] = &[
+    "--version",
+    "-V",
+    "-VV",
+    "--help",
+    "-h",
+    "-v",
+    "-version",
+    "-help",
+    "--v8-options",
+];
 
 /// Paths that name the process's standard input.
 pub(super) fn is_stdin_path(v: &str) -> bool {
