@@ -570,30 +570,16 @@ pub(crate) fn call_mentions_secret(analysis: &shellgate_shell::analyze::Analysis
         .any(|v| expands_secret_variable(v))
 }
 
-/// [`names_secret_variable`] outside single quotes and `\$`: a reference
-/// bash expands (`grep -rn '$GITHUB_TOKEN' .github` only searches for the
-/// text).
+/// [`names_secret_variable`], except for a word that is one plain
+/// single-quoted string (`grep -rn '$GITHUB_TOKEN' .github` only searches
+/// for the text). Any other quoting is read as bash might expand it
+/// (rt16: `$'\''`, `"$(echo "'")"` hid the reference from a quote scan).
 fn expands_secret_variable(raw: &str) -> bool {
-    let mut out = String::with_capacity(raw.len());
-    let (mut single, mut double, mut escaped) = (false, false, false);
-    for c in raw.chars() {
-        if escaped {
-            escaped = false;
-            out.push(if c == '$' { ' ' } else { c });
-            continue;
-        }
-        match c {
-            '\\' if !single => escaped = true,
-            '\'' if !double => single = !single,
-            '"' if !single => {
-                double = !double;
-                out.push(c);
-            }
-            _ if single => out.push(if c == '$' { ' ' } else { c }),
-            _ => out.push(c),
-        }
-    }
-    names_secret_variable(&out)
+    let literal = raw.len() >= 2
+        && raw.starts_with('\'')
+        && raw.ends_with('\'')
+        && raw.matches('\'').count() == 2;
+    !literal && names_secret_variable(raw)
 }
 
 /// A `$NAME`/`${NAME}` reference to a variable whose name says it holds a

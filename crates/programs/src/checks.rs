@@ -30,23 +30,6 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "never" => never(text),
         "dockerfmt" => docker_format(text),
         "sysctlname" => sysctl_name(text),
-        "pkgget" => {
-            if text == "get" {
-                Ok(())
-            } else {
-                Err(format!("`{text}` is not `get`"))
-            }
-        }
-        "npmkey" => {
-            if matches!(
-                text,
-                "registry" | "prefix" | "cache" | "init-module" | "loglevel" | "save-exact"
-            ) {
-                Ok(())
-            } else {
-                Err(format!("`{text}` may hold a credential"))
-            }
-        }
         "noatfile" => no_at_file(text),
         "msbuild" => msbuild_operand(text),
         "sbt" => sbt_command(text),
@@ -136,7 +119,15 @@ pub fn config_key(text: &str) -> Result<(), String> {
         None => ("", &lower[section.len() + 1..]),
     };
     let remote_url = section == "remote" && !sub.is_empty() && matches!(var, "url" | "pushurl");
-    let carrier = var.contains("url")
+    // A branch's `remote`/`pushRemote` may be a URL; `fetch.bundleURI`,
+    // `remote.*.serverOption` and `receive.certNonceSeed` carry tokens or
+    // secrets (rt16 F5).
+    let branch_ok = section != "branch" || matches!(var, "merge" | "rebase" | "description");
+    let carrier = !branch_ok
+        || var.contains("url")
+        || var.contains("uri")
+        || var.contains("seed")
+        || var.contains("option")
         || var.contains("proxy")
         || var.ends_with("command")
         || var.ends_with("cmd")

@@ -269,6 +269,9 @@ fn at_file_word(p: &Parsed, args: &[Arg]) -> Option<String> {
     }
     args.iter().find_map(|a| match a {
         Arg::Static(t) if t.starts_with('@') => Some(format!("`{t}`")),
+        // A pattern bash may expand to `@x` (rt16 F3: `strings ?x` with a
+        // file named `@x` in the directory); `src/*.o` starts `src/`.
+        Arg::Static(t) if t.starts_with(['*', '?', '[']) => Some(format!("the pattern `{t}`")),
         Arg::Static(_) => None,
         Arg::Dynamic { .. } => Some("a dynamic word".to_string()),
     })
