@@ -17,7 +17,12 @@ fuzz_target!(|data: &[u8]| {
             ..Default::default()
         };
     let a = analyze(cmd, Some("/home/u/p"), &env);
-    let r = Resolver { home: "/home/u", windows: false, fs: &OsFs };
+    let r = Resolver {
+        home: "/home/u",
+        windows: false,
+        fs: &OsFs,
+        secret_in_call: false,
+    };
     let mut reasons = Vec::new();
     for inv in &a.invocations {
         let _ = for_invocation(inv, &r, &mut reasons);
