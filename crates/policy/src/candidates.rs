@@ -532,42 +532,36 @@ fn model_words(inv: &Invocation) -> Option<(Vec<ModelWord>, Vec<usize>)> {
     Some((out, covered))
 }
 
-/// A word, assignment value, here-string or expanding heredoc of `inv`
-/// that names a credential's variable.
-pub(crate) fn mentions_secret_variable(inv: &Invocation) -> bool {
-    inv.argv.iter().any(|w| names_secret_variable(&w.raw))
-        || inv
-            .assigns
-            .iter()
-            .any(|(_, w)| names_secret_variable(&w.raw))
+/// Whether a word, assignment value or here-string of `inv` passes `word`,
+/// or an expanding heredoc's body names a credential's variable.
+fn secret_in_words(inv: &Invocation, word: fn(&str) -> bool) -> bool {
+    inv.argv.iter().any(|w| word(&w.raw))
+        || inv.assigns.iter().any(|(_, w)| word(&w.raw))
         || inv.redirects.iter().any(|r| match &r.target {
-            RedirTarget::HereString(w) => names_secret_variable(&w.raw),
+            RedirTarget::HereString(w) => word(&w.raw),
             RedirTarget::HereDoc { body, expands } => *expands && names_secret_variable(&body.raw),
             _ => false,
         })
+}
+
+/// A word, assignment value, here-string or expanding heredoc of `inv`
+/// that names a credential's variable.
+pub(crate) fn mentions_secret_variable(inv: &Invocation) -> bool {
+    secret_in_words(inv, names_secret_variable)
 }
 
 /// Whether any command of the call, gated or not, names a credential's
 /// variable: its value may be copied to another name and printed from
 /// there (`TERM=$AWS_SECRET_ACCESS_KEY printenv TERM`).
 pub(crate) fn call_mentions_secret(analysis: &shellgate_shell::analyze::Analysis) -> bool {
-    analysis.invocations.iter().any(|inv| {
-        inv.argv.iter().any(|w| expands_secret_variable(&w.raw))
-            || inv
-                .assigns
-                .iter()
-                .any(|(_, w)| expands_secret_variable(&w.raw))
-            || inv.redirects.iter().any(|r| match &r.target {
-                RedirTarget::HereString(w) => expands_secret_variable(&w.raw),
-                RedirTarget::HereDoc { body, expands } => {
-                    *expands && names_secret_variable(&body.raw)
-                }
-                _ => false,
-            })
-    }) || analysis
-        .statement_values
+    analysis
+        .invocations
         .iter()
-        .any(|v| expands_secret_variable(v))
+        .any(|inv| secret_in_words(inv, expands_secret_variable))
+        || analysis
+            .statement_values
+            .iter()
+            .any(|v| expands_secret_variable(v))
 }
 
 /// [`names_secret_variable`], except for a word that is one plain

@@ -30,7 +30,6 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "never" => never(text),
         "dockerfmt" => docker_format(text),
         "sysctlname" => sysctl_name(text),
-        "noatfile" => no_at_file(text),
         "msbuild" => msbuild_operand(text),
         "sbt" => sbt_command(text),
         "none" => Err("program text is never read-only here".into()),
@@ -552,18 +551,6 @@ pub fn commit_rev(text: &str) -> Result<(), String> {
     {
         Err(format!(
             "`{text}` may name a file's content by its object id"
-        ))
-    } else {
-        Ok(())
-    }
-}
-
-/// An operand that is not a response file: binutils expand `@FILE` into
-/// options (`--plugin=./x.so` loads code), which the gate cannot see.
-pub fn no_at_file(text: &str) -> Result<(), String> {
-    if text.starts_with('@') {
-        Err(format!(
-            "`{text}` is a response file: its options are not visible"
         ))
     } else {
         Ok(())

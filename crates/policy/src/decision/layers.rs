@@ -124,12 +124,12 @@ pub(super) fn admit(
 }
 
 /// How operand words become paths for this call.
-pub(super) fn resolver<'a>(ctx: &'a Context<'a>) -> Resolver<'a> {
+pub(super) fn resolver<'a>(ctx: &'a Context<'a>, analysis: &Analysis) -> Resolver<'a> {
     Resolver {
         home: &ctx.home,
         windows: ctx.os == Os::Windows,
         fs: ctx.fs,
-        secret_in_call: false,
+        secret_in_call: crate::candidates::call_mentions_secret(analysis),
     }
 }
 

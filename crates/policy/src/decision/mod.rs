@@ -329,8 +329,7 @@ pub fn evaluate(policy: &Policy, req: &Request, ctx: &Context, lookups: &dyn Loo
         Err(denied) => return *denied,
     };
     // Candidates (complex reasons from dynamic operands join the analysis).
-    let mut resolver = layers::resolver(ctx);
-    resolver.secret_in_call = crate::candidates::call_mentions_secret(&analysis);
+    let resolver = layers::resolver(ctx, &analysis);
     let per_inv = layers::candidates_of(&mut analysis, &resolver);
     let mut call = layers::ShellCall {
         policy,
