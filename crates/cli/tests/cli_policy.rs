@@ -406,3 +406,53 @@ fn explain_is_plain_without_a_terminal() {
         "{t}"
     );
 }
+
+/// `git show ID` is a safe read when the repository holds the id as a
+/// commit only; a blob's id (a committed `.env`, listed by `git log
+/// --raw`) asks, and so does a tag named like a commit's id.
+#[test]
+fn git_show_of_an_object_id_reads_the_repository() {
+    let e = env();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "user.email=a@b", "-c", "user.name=a"])
+            .args(args)
+            .current_dir(&e.proj)
+            .env("HOME", &e.home)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", text(&out));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    git(&["init", "-q", "."]);
+    std::fs::write(format!("{}/.env", e.proj), "TOKEN=SECRET\n").unwrap();
+    std::fs::write(format!("{}/main.go", e.proj), "package main\n").unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-qm", "one"]);
+    git(&["rm", "-q", "--cached", ".env"]);
+    git(&["commit", "-qm", "drop the env file"]);
+    std::fs::write(
+        format!("{}/main.go", e.proj),
+        "package main\n\nfunc main() {}\n",
+    )
+    .unwrap();
+    git(&["commit", "-qam", "main"]);
+    let commit = git(&["rev-parse", "--short=8", "HEAD"]);
+    let blob = git(&["rev-parse", "--short=8", "HEAD~2:.env"]);
+    let ctx = ["--cwd", e.proj.as_str(), "--project-dir", e.proj.as_str()];
+    let decision = |cmd: &str| {
+        e.check(&ctx, cmd).1["decision"]
+            .as_str()
+            .unwrap_or("?")
+            .to_string()
+    };
+    assert_eq!(decision(&format!("git show {commit} --stat")), "allow");
+    assert_eq!(decision(&format!("git diff {commit}~1 {commit}")), "allow");
+    assert_eq!(decision(&format!("git show {blob}")), "ask");
+    assert_eq!(decision(&format!("git diff {commit} {blob}")), "ask");
+    git(&["gc", "-q"]);
+    assert_eq!(decision(&format!("git show {commit}")), "allow");
+    assert_eq!(decision(&format!("git show {blob}")), "ask");
+    git(&["tag", &commit, "HEAD~2:.env"]);
+    assert_eq!(decision(&format!("git show {commit}")), "ask");
+}

@@ -67,6 +67,17 @@ pub trait Fs {
         ))
     }
 
+    /// `len` bytes of the regular file `path` from `offset` (fewer at its
+    /// end): a piece of a file too large to read whole (a pack of git
+    /// objects). The provided implementation cannot read files.
+    fn read_range(&self, path: &str, offset: u64, len: usize) -> io::Result<Vec<u8>> {
+        let _ = (path, offset, len);
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this file system cannot read files",
+        ))
+    }
+
     /// Where [`crate::resolve::kernel`] keeps its answers for this file
     /// system (`follow_last` selects the table), when its answers never
     /// change ([`crate::resolve::CachingFs`], one evaluation): the walk is
@@ -179,6 +190,21 @@ impl Fs for OsFs {
                 })
             })
             .collect()
+    }
+
+    fn read_range(&self, path: &str, offset: u64, len: usize) -> io::Result<Vec<u8>> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = std::fs::File::open(path)?;
+        if !f.metadata()?.is_file() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "not a regular file",
+            ));
+        }
+        f.seek(SeekFrom::Start(offset))?;
+        let mut out = Vec::with_capacity(len);
+        f.take(len as u64).read_to_end(&mut out)?;
+        Ok(out)
     }
 
     fn read_file(&self, path: &str, max: usize) -> io::Result<Vec<u8>> {

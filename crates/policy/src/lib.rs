@@ -36,6 +36,7 @@ pub mod decision;
 pub mod fs;
 pub mod hard_deny;
 pub mod model;
+pub mod objects;
 pub mod prompt;
 pub mod protected;
 pub mod read_roots;

@@ -672,6 +672,29 @@ pub fn index_file(fs: &dyn Fs, cwd: &str) -> Option<String> {
     }
 }
 
+/// The git directory of the repository git opens in `cwd` (`None`: no
+/// repository, a bare one, or anything unreadable).
+pub fn git_dir(fs: &dyn Fs, cwd: &str) -> Option<String> {
+    let Kernel::Path(k) = resolve::kernel(fs, cwd, true) else {
+        return None;
+    };
+    match discover(fs, &k).ok()?? {
+        Found::Dir(d) => Some(format!("{}/.git", d.trim_end_matches('/'))),
+        Found::File { gitdir, .. } => Some(gitdir),
+        // Which directory git takes is not certain (or is content).
+        Found::DirUnsure(_) | Found::Link(_) | Found::Bare(_) => None,
+    }
+}
+
+/// Whether git finds no repository at all from `cwd` up to `/` (it then
+/// stops with "not a git repository").
+pub fn no_repository(fs: &dyn Fs, cwd: &str) -> bool {
+    let Kernel::Path(k) = resolve::kernel(fs, cwd, true) else {
+        return false;
+    };
+    matches!(discover(fs, &k), Ok(None))
+}
+
 /// The repository root (work tree top) git opens in `cwd`, if any.
 pub fn work_tree(fs: &dyn Fs, cwd: &str) -> Option<String> {
     let Kernel::Path(k) = resolve::kernel(fs, cwd, true) else {

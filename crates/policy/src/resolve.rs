@@ -370,6 +370,10 @@ impl Fs for CachingFs<'_> {
         cached(&self.dirs, path, || self.inner.read_dir_kinds(path))
     }
 
+    fn read_range(&self, path: &str, offset: u64, len: usize) -> io::Result<Vec<u8>> {
+        self.inner.read_range(path, offset, len)
+    }
+
     fn read_file(&self, path: &str, max: usize) -> io::Result<Vec<u8>> {
         let key = (path.to_string(), max);
         if let Some(a) = self.files.borrow().get(&key) {

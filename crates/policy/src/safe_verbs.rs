@@ -6,6 +6,7 @@
 
 use crate::candidates::EXEMPT_DEVICES;
 use crate::model::Os;
+use shellgate_programs::checks::Facts;
 use shellgate_programs::judge;
 use shellgate_shell::analyze::{Invocation, PROC_SUBST_INPUT};
 use shellgate_shell::syntax::RedirTarget;
@@ -95,6 +96,12 @@ impl SafeVerbs {
     /// prefix with the §8.1 argument rules. Never with a write redirect,
     /// never a path-qualified program word.
     pub fn qualifies(&self, inv: &Invocation, search_path: Option<&str>) -> bool {
+        self.qualifies_in(inv, search_path, &Facts::NONE)
+    }
+
+    /// [`SafeVerbs::qualifies`], with what the policy knows of the world
+    /// (whether `git show 4c1e9a2` names a commit).
+    pub fn qualifies_in(&self, inv: &Invocation, search_path: Option<&str>, facts: &Facts) -> bool {
         if has_write_redirect(inv) {
             return false;
         }
@@ -123,7 +130,7 @@ impl SafeVerbs {
                 let args = r.args();
                 // Under a name the spec keeps out (`podman ps` sets up
                 // storage and runs network plugins), nothing is read-only.
-                if judge::read_only_as(first, &r.parsed, &args).is_ok() {
+                if judge::read_only_as_in(first, &r.parsed, &args, facts).is_ok() {
                     return true;
                 }
                 if judge::help_only(&r.parsed) && on_path(first, search_path) {

@@ -50,6 +50,12 @@ fn every_spec_example_holds_end_to_end() {
     let project = home.join("proj");
     let gate = home.join(".shellgate");
     std::fs::create_dir_all(project.join("src")).expect("project");
+    // The project is a repository (empty: no object id names anything, so
+    // `git show 8678f97` stays a question, as its example says).
+    for d in [".git/objects/pack", ".git/refs/heads", ".git/refs/tags"] {
+        std::fs::create_dir_all(project.join(d)).expect("git dir");
+    }
+    std::fs::write(project.join(".git/HEAD"), "ref: refs/heads/main\n").expect("HEAD");
     std::fs::create_dir_all(gate.join("sessions/s1")).expect("session dir");
     let s = |p: &std::path::Path| p.to_string_lossy().to_string();
     let ctx = Context {

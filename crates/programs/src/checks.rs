@@ -9,8 +9,33 @@ pub use awk::awk;
 pub use jq::{jq, yq};
 pub use sed::sed;
 
+/// What the caller knows of the world a validator cannot see (the
+/// programs crate does no I/O): the policy answers from the repository.
+#[derive(Clone, Copy)]
+pub struct Facts<'a> {
+    /// Whether an abbreviated object id (4–40 hex digits) names commits
+    /// only in the repository the call opens.
+    pub commits: &'a dyn Fn(&str) -> bool,
+}
+
+fn knows_nothing(_: &str) -> bool {
+    false
+}
+
+impl Facts<'static> {
+    /// Nothing known: every question answered "no".
+    pub const NONE: Facts<'static> = Facts {
+        commits: &knows_nothing,
+    };
+}
+
 /// Run the validator named by a spec slot.
 pub fn run(name: &str, text: &str) -> Result<(), String> {
+    run_in(name, text, &Facts::NONE)
+}
+
+/// [`run`], with what the caller knows.
+pub fn run_in(name: &str, text: &str, facts: &Facts) -> Result<(), String> {
     match name {
         "sed" => sed(text),
         "awk" => awk(text),
@@ -21,7 +46,7 @@ pub fn run(name: &str, text: &str) -> Result<(), String> {
         "refspec" => refspec(text),
         "pkgspec" => pkgspec(text),
         "localrev" => local_rev(text),
-        "commitrev" => commit_rev(text),
+        "commitrev" => commit_rev(text, facts),
         "configkey" => config_key(text),
         "psformat" => ps_format(text),
         "psbsd" => ps_bsd(text),
@@ -536,12 +561,14 @@ pub fn local_rev(text: &str) -> Result<(), String> {
 }
 
 /// A revision that names commits by a ref (`HEAD~1`, `main..topic`,
-/// `v1.2`), never a bare object id: `git show 8678f97` or
-/// `git diff <id> <id>` print a blob's content when the id is a file's
-/// (one `git ls-files -s .env` away), and no path is there to check.
-pub fn commit_rev(text: &str) -> Result<(), String> {
+/// `v1.2`), or by an object id the repository holds only as commits
+/// (`facts.commits`): `git show 8678f97` or `git diff <id> <id>` print a
+/// blob's content when the id is a file's (one `git ls-files -s .env` away),
+/// and no path is there to check.
+pub fn commit_rev(text: &str, facts: &Facts) -> Result<(), String> {
     local_rev(text)?;
-    let bare_id = |t: &str| t.len() >= 4 && t.bytes().all(|b| b.is_ascii_hexdigit());
+    let bare_id =
+        |t: &str| t.len() >= 4 && t.bytes().all(|b| b.is_ascii_hexdigit()) && !(facts.commits)(t);
     let peeled = text.contains("^{");
     let sides = text.split("..").map(|t| t.trim_start_matches('.'));
     if peeled

@@ -3,7 +3,7 @@
 //! what role.
 
 use crate::argv::{Arg, Operand, Parsed, Problem, ValueAt};
-use crate::checks;
+use crate::checks::{self, Facts};
 use crate::spec::{fx, Arity, Form, Kind, Node, Repeat, Role, Slot, Str};
 
 /// A path-or-text word the command uses, with its role.
@@ -79,6 +79,7 @@ fn try_form(
     args: &[Arg],
     node: &Node,
     form: Option<&Form>,
+    facts: &Facts,
 ) -> Result<ReadOnly, NotSafe> {
     if let Some(f) = form {
         if !f.requires.is_empty() && !f.requires.iter().any(|r| p.has(r)) {
@@ -157,7 +158,7 @@ fn try_form(
             let Some(Arg::Static(text)) = args.get(op.at) else {
                 return Err(NotSafe("a dynamic word that must be checked".into()));
             };
-            checks::run(check, text).map_err(NotSafe)?;
+            checks::run_in(check, text, facts).map_err(NotSafe)?;
         }
         uses.push(Use {
             role: op.role,
@@ -194,7 +195,7 @@ fn try_form(
         let Some(text) = p.value_text(args, v) else {
             return Err(NotSafe("dynamic program text".into()));
         };
-        checks::run(&check, text).map_err(NotSafe)?;
+        checks::run_in(&check, text, facts).map_err(NotSafe)?;
     }
     Ok(ReadOnly { uses })
 }
@@ -203,14 +204,30 @@ fn try_form(
 /// name the spec's `readonly_names` leaves out (`podman`, which shares
 /// docker's argv), nothing is read-only.
 pub fn read_only_as(name: &str, p: &Parsed, args: &[Arg]) -> Result<ReadOnly, NotSafe> {
+    read_only_as_in(name, p, args, &Facts::NONE)
+}
+
+/// [`read_only_as`], with what the caller knows of the world.
+pub fn read_only_as_in(
+    name: &str,
+    p: &Parsed,
+    args: &[Arg],
+    facts: &Facts,
+) -> Result<ReadOnly, NotSafe> {
     if !p.program.readonly_names.iter().any(|n| n.as_str() == name) {
         return Err(NotSafe(format!("no read-only form under the name {name}")));
     }
-    read_only(p, args)
+    read_only_in(p, args, facts)
 }
 
 /// Whether the argv is one of the program's read-only forms.
 pub fn read_only(p: &Parsed, args: &[Arg]) -> Result<ReadOnly, NotSafe> {
+    read_only_in(p, args, &Facts::NONE)
+}
+
+/// [`read_only`], with what the caller knows of the world (whether an
+/// object id names commits only).
+pub fn read_only_in(p: &Parsed, args: &[Arg], facts: &Facts) -> Result<ReadOnly, NotSafe> {
     if let Some(e) = problems_block(p) {
         return Err(e);
     }
@@ -226,13 +243,13 @@ pub fn read_only(p: &Parsed, args: &[Arg]) -> Result<ReadOnly, NotSafe> {
     // Options of ancestor nodes (globals) must themselves be safe.
     let mut last = Err(NotSafe("not a read-only form".into()));
     if node.safe {
-        match try_form(p, args, node, None) {
+        match try_form(p, args, node, None, facts) {
             Ok(r) => return Ok(r),
             Err(e) => last = Err(e),
         }
     }
     for f in node.forms {
-        match try_form(p, args, node, Some(f)) {
+        match try_form(p, args, node, Some(f), facts) {
             Ok(r) => return Ok(r),
             Err(e) => last = Err(e),
         }

@@ -2,6 +2,7 @@
 //! effect, safe (§8.3), granted for the session (§6.4) or persistently
 //! (§6.3), or unapproved.
 
+use shellgate_programs::checks::Facts;
 use shellgate_shell::analyze::Analysis;
 
 use super::layers::ShellCall;
@@ -46,13 +47,23 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
         .enumerate()
     {
         let Some(c) = cc else { continue };
+        // An object id a git read names (`git show 4c1e9a2`) is known to be
+        // a commit only by the repository git opens there.
+        let commits = |id: &str| {
+            inv.base() == "git"
+                && inv
+                    .cwd
+                    .as_deref()
+                    .is_some_and(|cwd| crate::objects::names_only_commits(ctx.fs, cwd, id))
+        };
+        let facts = Facts { commits: &commits };
         // A credential's variable named anywhere in the call may reach a
         // reader under another name (`LANG=$GITHUB_TOKEN; declare -p
         // LANG`, rt15 F4): nothing of the call is a safe read.
         let qualifies = !analysis.is_complex()
             && !call.resolver.secret_in_call
             && inv.uncovered.is_empty()
-            && safe.qualifies(inv, ctx.run_env.path)
+            && safe.qualifies_in(inv, ctx.run_env.path, &facts)
             && reads_stay_safe(inv, c, ctx)
             && !reads_produced(inv, c, &produced, ci);
         // Reads outside the safe spaces: read roots (system locations,
