@@ -223,8 +223,27 @@ pub fn offer_sandbox(homes: &Homes, policy: &mut Policy) {
     if let Ok(exe) = std::env::current_exe() {
         if let Some(p) = exe.to_str() {
             policy.offer_sandbox(p);
+            if let Some(t) = sandbox_temp_dir(&homes.user) {
+                policy.sandbox_temp_dir(t);
+            }
         }
     }
+}
+
+/// The temp directory the sandbox lets a command write, as it picks it
+/// (`$TMPDIR`, else `/tmp`; physical path) — unless it holds the home, when
+/// the sandbox gives the command a private one instead.
+fn sandbox_temp_dir(home: &str) -> Option<String> {
+    let temp = crate::origin::var_os("TMPDIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
+    let temp = std::fs::canonicalize(temp).ok()?;
+    let home = std::fs::canonicalize(home).unwrap_or_else(|_| PathBuf::from(home));
+    if temp == Path::new("/") || home.starts_with(&temp) {
+        return None;
+    }
+    temp.to_str().map(str::to_string)
 }
 
 /// Grants and one-time approvals, read from the store and the state.
@@ -712,6 +731,10 @@ impl Fs for CallFs {
 
     fn read_file(&self, path: &str, max: usize) -> std::io::Result<Vec<u8>> {
         OsFs.read_file(path, max)
+    }
+
+    fn read_range(&self, path: &str, offset: u64, len: usize) -> std::io::Result<Vec<u8>> {
+        OsFs.read_range(path, offset, len)
     }
 
     fn canonicalize(&self, path: &str) -> std::io::Result<PathBuf> {

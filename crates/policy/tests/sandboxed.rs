@@ -541,27 +541,61 @@ fn never_sandboxed() {
     }
 }
 
-/// The temp directory is writable inside the sandbox, but a call naming a
-/// file there asks (a human wants to see writes outside the project).
+/// The system temp directory: a sandboxed command may read there (the
+/// sandbox reads everywhere but secrets), and write there only where the
+/// sandbox lets it (the offer names the temp directory; without it, a home
+/// below `/tmp` gave the command a private one). Never the home or the
+/// gate's home below it, nor through a link leading there.
 #[test]
-fn temp_paths_ask() {
+fn temp_paths_follow_what_the_sandbox_lets_happen() {
     let t = tree();
-    let p = policy("", true);
     let c = ctx(&t, Audience::Personal, Channel::Interactive);
     let tmp = format!("{}/tmp", t.root);
-    for cmd in [
+    std::fs::write(format!("{tmp}/crash.bin"), "x").unwrap();
+    std::fs::write(format!("{tmp}/x"), "x").unwrap();
+    std::os::unix::fs::symlink(&t.home, format!("{tmp}/h")).unwrap();
+    project_files(&t, &["go.mod", "src/a"]);
+    std::fs::create_dir_all(format!("{}/build", t.proj)).unwrap();
+    std::fs::write(format!("{}/build/fuzz", t.proj), "#!/bin/sh\n").unwrap();
+    let writes = [
         format!("go test -coverprofile={tmp}/c.out ./..."),
-        format!("go run ./cmd/api > {tmp}/api.log 2>&1 &"),
         format!("go test -bench=. ./... | tee {tmp}/bench.txt"),
-        format!("cp {tmp}/crash.bin src/"),
         format!("cp src/a {tmp}/a"),
-        format!("./build/fuzz {tmp}/crash.bin"),
         format!("sed -i s/a/b/ {tmp}/x"),
+    ];
+    let reads = [
+        format!("cp {tmp}/crash.bin src/"),
+        format!("./build/fuzz {tmp}/crash.bin"),
         format!("cat {tmp}/x > src/y"),
+    ];
+    let never = [
+        format!("go run ./cmd/api > {tmp}/api.log 2>&1 &"),
         format!("echo x > {}/outside/y", t.root),
-        format!("echo data >(tee {tmp}/mal.sh)"),
-    ] {
-        let d = run(&t, &p, &c, &none(), &cmd);
+        format!("cp src/a {tmp}/h/.bashrc"),
+        format!("cp {tmp}/h/.ssh/id_rsa src/"),
+        format!("cp src/a {}/.bashrc", t.home),
+        format!("go test -coverprofile={tmp}/h/c.out ./..."),
+        format!("cp src/a {}/x", t.gate),
+    ];
+    // Without a writable temp directory: reads only (the tree lies in /tmp).
+    let p = policy("", true);
+    for cmd in &reads {
+        let d = run(&t, &p, &c, &none(), cmd);
+        assert_eq!(d.reason, "sandboxed", "{cmd}: {d:?}");
+    }
+    for cmd in writes.iter().chain(&never) {
+        let d = run(&t, &p, &c, &none(), cmd);
+        assert_ne!(d.reason, "sandboxed", "{cmd}");
+    }
+    // The sandbox lets the command write the temp directory.
+    let mut p = policy("", true);
+    p.sandbox_temp_dir(&tmp);
+    for cmd in reads.iter().chain(&writes) {
+        let d = run(&t, &p, &c, &none(), cmd);
+        assert_eq!(d.reason, "sandboxed", "{cmd}: {d:?}");
+    }
+    for cmd in &never {
+        let d = run(&t, &p, &c, &none(), cmd);
         assert_ne!(d.reason, "sandboxed", "{cmd}");
     }
 }

@@ -25,11 +25,13 @@ pub(crate) fn support() -> Result<Support, Unsupported> {
 pub(crate) fn exec(c: &Confinement, argv: &[OsString]) -> Result<Infallible, SandboxError> {
     support()?;
     let profile = c.seatbelt_profile()?;
-    let err = Command::new(SANDBOX_EXEC)
-        .arg("-p")
-        .arg(profile)
-        .args(argv)
-        .exec();
+    let mut cmd = Command::new(SANDBOX_EXEC);
+    if c.private_temp {
+        std::fs::create_dir_all(&c.temp_dir)
+            .map_err(|e| SandboxError::setup(format!("creating {}", c.temp_dir.display()), e))?;
+        cmd.env("TMPDIR", &c.temp_dir);
+    }
+    let err = cmd.arg("-p").arg(profile).args(argv).exec();
     Err(SandboxError::Exec {
         program: SANDBOX_EXEC.to_string(),
         source: err,

@@ -125,6 +125,11 @@ pub struct Confinement {
     pub(crate) gate_home: PathBuf,
     pub(crate) session_dir: Option<PathBuf>,
     pub(crate) temp_dir: PathBuf,
+    /// The temp directory is the session's own (`<session>/tmp`, created
+    /// before the command starts and named by `TMPDIR`): the system one
+    /// holds the home (`HOME=/tmp` in a container), which is too broad to
+    /// be writable.
+    pub(crate) private_temp: bool,
     /// Roots below which the command may write (Landlock rules).
     pub(crate) writable: Vec<PathBuf>,
     /// Roots where the project rules (`.git/…`, host control files) apply.
@@ -327,6 +332,7 @@ struct Resolver {
     gate_home: PathBuf,
     session_dir: Option<PathBuf>,
     temp_dir: PathBuf,
+    private_temp: bool,
     writable: Vec<PathBuf>,
     project_roots: Vec<PathBuf>,
     hooks_paths: Vec<PathBuf>,
@@ -391,6 +397,7 @@ impl Resolver {
             gate_home,
             session_dir,
             temp_dir,
+            private_temp: false,
             writable: Vec::new(),
             project_roots: Vec::new(),
             hooks_paths: Vec::new(),
@@ -432,12 +439,28 @@ impl Resolver {
         let project = self.project.clone();
         self.check_writable("project directory", &project)?;
         let temp = self.temp_dir.clone();
-        self.check_writable("temp directory", &temp)?;
+        if self.shallow(&temp) {
+            // The home lies below the system temp directory (`HOME=/tmp`
+            // in a container): the command gets the session's own temp
+            // directory instead, inside the writable session directory.
+            let Some(s) = self.session_dir.clone() else {
+                return Err(SandboxError::Plan(format!(
+                    "temp directory {} holds the home directory, and there is no session directory for a temp directory of its own",
+                    temp.display()
+                )));
+            };
+            self.temp_dir = s.join("tmp");
+            self.private_temp = true;
+        } else {
+            self.check_writable("temp directory", &temp)?;
+        }
         if let Some(s) = self.session_dir.clone() {
             self.check_writable("session directory", &s)?;
             self.writable.push(s);
         }
-        self.writable.push(temp);
+        if !self.private_temp {
+            self.writable.push(temp);
+        }
         let profile = self.b.profile;
         if profile.writes_project() {
             self.writable.push(project.clone());
@@ -552,6 +575,7 @@ impl Resolver {
             gate_home: self.gate_home,
             session_dir: self.session_dir,
             temp_dir: self.temp_dir,
+            private_temp: self.private_temp,
             writable: self.writable,
             project_roots: self.project_roots,
             hooks_paths: self.hooks_paths,
@@ -1401,6 +1425,33 @@ mod tests {
             .temp_dir(root.join("tmp"))
             .build();
         assert!(slash.is_err());
+    }
+
+    /// A home below the temp directory (`HOME=/tmp/…`) leaves the system
+    /// temp directory read-only: the session's own takes its place.
+    #[test]
+    fn a_home_below_the_temp_directory_gets_a_private_temp() {
+        let (_d, root) = scratch();
+        fs::create_dir_all(root.join("tmp/home/proj")).unwrap();
+        let b = |session: bool| {
+            let b = Confinement::builder(Profile::Build, root.join("tmp/home/proj"))
+                .home(root.join("tmp/home"))
+                .gate_home(root.join("tmp/home/.shellgate"))
+                .temp_dir(root.join("tmp"));
+            if session {
+                b.session("s1")
+            } else {
+                b
+            }
+        };
+        let refused = b(false).build();
+        assert!(matches!(refused, Err(SandboxError::Plan(m)) if m.contains("holds the home")));
+        let c = b(true).build().unwrap();
+        let session = root.join("tmp/home/.shellgate/sessions/s1");
+        assert!(c.private_temp);
+        assert_eq!(c.temp_dir(), session.join("tmp"));
+        assert!(!c.writable.iter().any(|w| w == &root.join("tmp")));
+        assert!(c.writable.iter().any(|w| w == &session));
     }
 
     #[test]

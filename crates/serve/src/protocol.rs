@@ -80,6 +80,7 @@ pub const HOOK_ENV: &[&str] = &[
     "PATH",
     "XDG_CONFIG_HOME",
     "CDPATH",
+    "TMPDIR",
     "CLAUDE_CODE_SESSION_ATTENDED",
     "CLAUDE_CODE_ENTRYPOINT",
     "CLAUDE_PROJECT_DIR",

@@ -43,6 +43,11 @@ use shellgate_shell::word::{SubstKind, Word};
 pub struct SandboxOffer {
     /// Absolute path of the `shellgate` executable that runs `sandbox`.
     pub program: String,
+    /// The system temp directory the sandbox lets a command write (its
+    /// physical path: `$TMPDIR`, else `/tmp`). `None`: not known, or it
+    /// holds the home, when the sandbox gives the command a temp directory
+    /// of its own instead.
+    pub temp_dir: Option<String>,
 }
 
 /// The command a host runs instead of the call (decision JSON `sandbox`).
@@ -98,7 +103,16 @@ impl Policy {
     pub fn offer_sandbox(&mut self, program: impl Into<String>) {
         self.sandbox = Some(SandboxOffer {
             program: program.into(),
+            temp_dir: None,
         });
+    }
+
+    /// Tell an offer made which system temp directory the sandbox lets a
+    /// command write (see [`SandboxOffer::temp_dir`]).
+    pub fn sandbox_temp_dir(&mut self, dir: impl Into<String>) {
+        if let Some(o) = self.sandbox.as_mut() {
+            o.temp_dir = Some(dir.into());
+        }
     }
 
     /// The offer, when made.
@@ -204,6 +218,55 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
                 .get(&call.policy.config, &ctx.home, ctx.audience, ctx.os)
         })
     };
+    // The system temp directory: what a sandboxed command may read there
+    // (the sandbox reads everywhere but secrets) and, where the sandbox
+    // lets it write there, write (`go test -coverprofile=/tmp/c.out`,
+    // `fuzz_parse /tmp/crash.kvp`). Never a path in the home or the gate's
+    // home, as written or as the kernel resolves it (a home below `/tmp`,
+    // a link in `/tmp` leading into `~`).
+    let kernel_of = |p: &str| {
+        crate::resolve::kernel(ctx.fs, p, true)
+            .path()
+            .map(str::to_string)
+    };
+    let (k_home, k_gate) = (kernel_of(&home), kernel_of(&gate));
+    let temp_place = |root: &str, lexical: &str, raw: &str, follow: bool| {
+        let mine = |p: &str, h: &str, g: &str| {
+            paths::is_within(p, root)
+                && p != root
+                && !paths::is_within(p, h)
+                && !paths::is_within(p, g)
+        };
+        let (Some(kh), Some(kg), Some(kr)) = (&k_home, &k_gate, kernel_of(root)) else {
+            return false;
+        };
+        let resolved = crate::resolve::kernel(ctx.fs, raw, follow);
+        mine(lexical, &home, &gate)
+            && resolved.path().is_some_and(|k| {
+                paths::is_within(k, &kr)
+                    && k != kr
+                    && !paths::is_within(k, kh)
+                    && !paths::is_within(k, kg)
+            })
+    };
+    let write_temp = offer.temp_dir.clone();
+    let in_temp = |lexical: &str, raw: &str, follow: bool, writes: bool| {
+        let roots: Vec<&str> = if writes {
+            write_temp.iter().map(String::as_str).collect()
+        } else {
+            std::iter::once(SYSTEM_TEMP)
+                .chain(write_temp.as_deref())
+                .collect()
+        };
+        roots
+            .iter()
+            .any(|root| temp_place(root, lexical, raw, follow))
+    };
+    // A write the sandbox does not let happen there would only fail the
+    // run (the next call asks); what the model does not know to be a write
+    // (a project program's operand) is left to the kernel.
+    let temp_touch =
+        |t: &Touch| !inside(&t.path) && in_temp(&t.path, &t.raw, t.follow, known_write(t));
     let regular = |p: &str| matches!(ctx.fs.lstat(p), Ok(fs::FileKind::File));
     let place = Place {
         in_project: &inside,
@@ -331,11 +394,11 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
             return Err("an operand is known only at run time");
         }
         // Every path named — operands, redirects, the working directory,
-        // option values the program model knows — lies in the project. (The
-        // sandbox also lets the system temp directory be written; a call
-        // naming a file there still asks: a human wants to see writes
-        // outside the project, and a home below the temp directory would
-        // put `~/.bashrc` in it.)
+        // option values the program model knows — lies in the project, or
+        // in the system temp directory where the sandbox lets the command
+        // read it (always) or write it (when the temp directory is the
+        // sandbox's writable one; never the home or the gate's home below
+        // it, as written or resolved).
         // A read outside the project in a read root (`JAVA_HOME=/usr/lib/jvm/…
         // ./gradlew test`) is what a safe reader may do there too (§15.17
         // read roots, secrets excluded, resolved as well as written); the
@@ -348,12 +411,17 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
         let mut named: Vec<String> = cc
             .touches
             .iter()
-            .filter(|t| !root_read(t))
+            .filter(|t| !root_read(t) && !temp_touch(t))
             .map(|t| t.path.clone())
             .collect();
+        // An option's path the model knows (`-coverprofile=/tmp/c.out`) may
+        // be written: in the temp directory only where the sandbox lets it.
         named.extend(
             model_paths(inv, &ctx.home)
-                .ok_or("a path an option names is known only at run time")?,
+                .ok_or("a path an option names is known only at run time")?
+                .into_iter()
+                .filter(|(p, reads)| inside(p) || !in_temp(p, p, true, !reads))
+                .map(|(p, _)| p),
         );
         if inv.cwd.is_none() || (named.is_empty() && cc.touches.is_empty()) {
             return Err("it names no place inside the project");
@@ -371,7 +439,11 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
         }
         // Where the kernel goes (`dep/../x` with `dep` a link out of the
         // project): every touch resolves inside too (§15.11).
-        for t in cc.touches.iter().filter(|t| !root_read(t)) {
+        for t in cc
+            .touches
+            .iter()
+            .filter(|t| !root_read(t) && !temp_touch(t))
+        {
             let ok = [&project, &session_dir].iter().any(|root| {
                 crate::resolve::contained(
                     ctx.fs,
@@ -427,6 +499,19 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
         argv,
     })
 }
+
+/// A touch the model knows writes: an output redirect, the working
+/// directory (where relative writes land), an operand whose role writes.
+fn known_write(t: &Touch) -> bool {
+    match t.kind {
+        TouchKind::RedirectWrite | TouchKind::WorkingDir => true,
+        TouchKind::RedirectRead => false,
+        TouchKind::Operand => t.role.is_some_and(|r| r.writes()),
+    }
+}
+
+/// The system temp directory a sandboxed command may always read.
+const SYSTEM_TEMP: &str = "/tmp";
 
 /// A touch that only reads: an input redirect, or an operand or assignment
 /// value whose role (when the model knows it) is a read or a listing. An

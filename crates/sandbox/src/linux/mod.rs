@@ -111,6 +111,9 @@ pub(crate) fn exec(c: &Confinement, argv: &[OsString]) -> Result<Infallible, San
     if !c.network {
         drop_secret_variables();
     }
+    if c.private_temp {
+        std::env::set_var("TMPDIR", &c.temp_dir);
+    }
     let err = sys::exec_in_pid_namespace(&argv_c);
     Err(SandboxError::Exec {
         program: argv[0].to_string_lossy().into_owned(),
@@ -131,6 +134,17 @@ fn prepare_host(c: &Confinement) -> Result<(), SandboxError> {
     if let Some(s) = &c.session_dir {
         dirs.create(s)
             .map_err(|e| SandboxError::setup(format!("creating {}", s.display()), e))?;
+        if c.private_temp {
+            let rel = c.temp_dir.strip_prefix(s).map_err(|_| {
+                SandboxError::Plan(format!(
+                    "{} is not in the session directory",
+                    c.temp_dir.display()
+                ))
+            })?;
+            sys::make_dirs_nofollow(s, rel).map_err(|e| {
+                SandboxError::setup(format!("creating {}", c.temp_dir.display()), e)
+            })?;
+        }
     }
     // The layers' directories lie in the session directory, which sandboxed
     // runs may write: created one component at a time without following a
