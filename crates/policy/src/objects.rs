@@ -53,6 +53,37 @@ pub fn names_only_commits(fs: &dyn Fs, cwd: &str, id: &str) -> bool {
     !found.is_empty() && found.values().all(|k| *k == Some(Kind::Commit))
 }
 
+/// Whether the repository git opens in `cwd` is a partial clone (or its
+/// config cannot be read): git fetches a missing file's content from the
+/// remote when a read needs it (rt17 F8: `git show HEAD~2`, `git log -p`
+/// opened connections).
+pub fn partial_clone(fs: &dyn Fs, cwd: &str) -> bool {
+    // The git directory whose index git reads (a `.git` the gate is not
+    // sure git takes included: its config is the one to look at).
+    let gitdir = repo::git_dir(fs, cwd).or_else(|| {
+        repo::index_file(fs, cwd).and_then(|i| i.strip_suffix("/index").map(str::to_string))
+    });
+    let Some(gitdir) = gitdir else {
+        return !repo::no_repository(fs, cwd);
+    };
+    let Some(common) = common_dir(fs, &gitdir) else {
+        return true;
+    };
+    ["config", "config.worktree"].iter().any(|file| {
+        let path = format!("{common}/{file}");
+        if absent(fs, &path) {
+            return false;
+        }
+        match fs.read_file(&path, CONFIG_MAX) {
+            Ok(raw) if raw.len() <= CONFIG_MAX => {
+                let text = String::from_utf8_lossy(&raw).to_ascii_lowercase();
+                text.contains("partialclone") || text.contains("promisor")
+            }
+            _ => true,
+        }
+    })
+}
+
 /// The common git directory (a linked worktree's `commondir`).
 fn common_dir(fs: &dyn Fs, gitdir: &str) -> Option<String> {
     let file = format!("{gitdir}/commondir");

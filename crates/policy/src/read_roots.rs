@@ -69,8 +69,15 @@ const BUILTIN_TREES: &[&str] = &[
     "/sys/devices/system/cpu",
     // Kernel parameters and cgroup limits (`cat
     // /proc/sys/fs/inotify/max_user_watches`, `cat /sys/fs/cgroup/memory.max`):
-    // numbers and names, what `sysctl -a` prints to anyone.
-    "/proc/sys",
+    // numbers and names, what `sysctl -a` prints to anyone. Not
+    // `/proc/sys/net`, which holds the kernel's secrets that root reads
+    // (`tcp_fastopen_key`, `conf/*/stable_secret`, rt17 F6).
+    "/proc/sys/fs",
+    "/proc/sys/kernel",
+    "/proc/sys/vm",
+    "/proc/sys/user",
+    "/proc/sys/abi",
+    "/proc/sys/dev",
     "/sys/fs/cgroup",
     "~/go/pkg/mod",
     "~/.gradle/caches",

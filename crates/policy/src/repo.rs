@@ -636,6 +636,26 @@ fn user_config_files(home: &str, xdg_config_home: Option<&str>) -> [(String, Str
 /// (`diff.submodule = diff`): a submodule checkout in the work tree then
 /// runs its own config (textconv, external diff) for any gitlink change in
 /// history, which the index check cannot see (red-team round two, G5).
+/// Whether the user's or the system's git config defines a program that
+/// converts or compares files for diffs (`diff.<driver>.textconv`,
+/// `diff.<driver>.command`, `diff.external`): a project's `.gitattributes`
+/// picks the driver, and `git show`, `git log -p`, `git diff` then print
+/// what the program makes of a file — a decrypting driver (`gpg
+/// --decrypt`) prints the secret that `cat` shows as ciphertext (rt17 F9).
+pub fn user_config_converts_diffs(fs: &dyn Fs, home: &str, xdg_config_home: Option<&str>) -> bool {
+    user_config_files(home, xdg_config_home)
+        .iter()
+        .any(|(file, _)| match fs.read_file(file, 1 << 20) {
+            Ok(data) => gitfmt::config::entries(&String::from_utf8_lossy(&data))
+                .iter()
+                .any(|e| {
+                    e.section == "diff"
+                        && matches!(e.key.as_str(), "textconv" | "command" | "external")
+                }),
+            Err(e) => e.kind() != std::io::ErrorKind::NotFound,
+        })
+}
+
 pub fn user_config_diffs_submodules(
     fs: &dyn Fs,
     home: &str,

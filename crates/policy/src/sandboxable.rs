@@ -265,7 +265,13 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
         return Fit::No;
     }
     if prog.id == "git" {
-        return git_fit(&parsed, &args);
+        // A read-only form whose output goes to a file (`git diff >
+        // changes.patch`) is an edit like `cat f > out`: the redirect's
+        // target is checked as any edit's.
+        return match git_fit(&parsed, &args) {
+            Fit::Passive if writes => reader_fit(inv, safe, writes, place),
+            f => f,
+        };
     }
     if local_query(&parsed)
         && parsed.problems.is_empty()
@@ -465,6 +471,7 @@ const LOCAL_QUERIES: &[(&str, &[&str])] = &[
     ("pip", &["show"]),
     ("pip", &["freeze"]),
     ("pipx", &["list"]),
+    ("rustup", &["toolchain", "list"]),
     ("rustup", &["show"]),
     ("rustup", &["which"]),
     ("rustup", &["target", "list"]),
@@ -625,6 +632,23 @@ fn interpreter_fit(inv: &Invocation, p: &Parsed, args: &[Arg], place: &Place) ->
             return Fit::No;
         }
         let value = module.value;
+        // `python3 -m pip list|show|freeze`: pip's own read-only forms and
+        // local queries, as bare `pip` (the module is looked up from the
+        // working directory first, so it runs confined, never as a safe read).
+        if let (Some(v), Some("pip" | "pip3")) = (value, value.and_then(|v| p.value_text(args, v)))
+        {
+            let (Some(prog), Some(rest)) = (lookup("pip"), args.get(v.at + 1..)) else {
+                return Fit::No;
+            };
+            let inner = parse(prog, rest);
+            let query = judge::read_only(&inner, rest).is_ok()
+                || (local_query(&inner) && inner.problems.is_empty());
+            return if query && judge::uncovered(&inner, rest).is_empty() {
+                Fit::Build
+            } else {
+                Fit::No
+            };
+        }
         let Some(m) = value
             .and_then(|v| p.value_text(args, v))
             .filter(|m| PY_BUILD_MODULES.contains(m))
@@ -1005,7 +1029,9 @@ fn git_fit(p: &Parsed, args: &[Arg]) -> Fit {
             _ => true,
         };
     // `git restore` only of the index (`--staged` without `--worktree`).
-    let restore_ok = sub != "restore" || (p.has("--staged") && !p.has("--worktree"));
+    // (An option is known by its first spelling in the spec: `-S`, `-W`.)
+    let has = |names: &[&str]| names.iter().any(|n| p.has(n));
+    let restore_ok = sub != "restore" || (has(&["-S", "--staged"]) && !has(&["-W", "--worktree"]));
     // `git checkout -b NAME [START]` creates a branch and switches to it (as
     // `git switch -c`); any other checkout may overwrite files of the
     // working tree (`git checkout go.sum` restores it from the index), which
@@ -1022,9 +1048,15 @@ fn git_fit(p: &Parsed, args: &[Arg]) -> Fit {
         }
         return Fit::Edit;
     }
+    // Unstaging (`git restore --staged f`, the undo of `git add`) is what
+    // `restore_ok` allows: its `--staged` is then the form, not a modifier.
+    let unstage = sub == "restore" && restore_ok && !has(&["-s", "--source", "-p", "--patch"]);
+    let modifiers = judge::modifiers(p);
     if !ok_sub
         || !restore_ok
-        || !judge::modifiers(p).is_empty()
+        || modifiers
+            .iter()
+            .any(|m| !(unstage && matches!(m.as_str(), "-S" | "--staged")))
         || judge::paths_mode(p, args)
         || !judge::uncovered(p, args).is_empty()
         || !p.problems.is_empty()

@@ -54,6 +54,7 @@ pub fn run_in(name: &str, text: &str, facts: &Facts) -> Result<(), String> {
         "gitconfig" => git_config_setting(text),
         "never" => never(text),
         "dockerfmt" => docker_format(text),
+        "gitformat" => git_format(text),
         "sysctlname" => sysctl_name(text),
         "msbuild" => msbuild_operand(text),
         "sbt" => sbt_command(text),
@@ -484,11 +485,33 @@ pub fn sysctl_name(text: &str) -> Result<(), String> {
         && text
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/'));
-    if plain {
-        Ok(())
-    } else {
-        Err(format!("`{text}` is not a parameter name"))
+    if !plain {
+        return Err(format!("`{text}` is not a parameter name"));
     }
+    // The kernel's secrets among its parameters (root-only files, printed
+    // to root: rt17 F6), and every name above them (`sysctl net.ipv4`
+    // prints the whole subtree).
+    let name = text.replace('/', ".");
+    let name = name.trim_matches('.');
+    const SECRETS: &[&str] = &["net.ipv4.tcp_fastopen_key", "net.ipv6.conf.*.stable_secret"];
+    let above = |secret: &str| {
+        let (mut a, mut b) = (name.split('.'), secret.split('.'));
+        loop {
+            match (a.next(), b.next()) {
+                (None, _) => return true,
+                (Some(_), None) => return false,
+                (Some(x), Some(y)) if x == y || y == "*" => continue,
+                _ => return false,
+            }
+        }
+    };
+    if name.contains("fastopen_key")
+        || name.contains("stable_secret")
+        || SECRETS.iter().any(|s| above(s))
+    {
+        return Err(format!("`{text}` prints a kernel secret"));
+    }
+    Ok(())
 }
 
 /// A BSD-style `ps` word that lists only the caller's own processes
@@ -546,6 +569,18 @@ pub fn pkgspec(text: &str) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("`{text}` names another package source"))
+    }
+}
+
+/// A `git log --format`/`for-each-ref --format` template that prints
+/// without running anything: no `%G…` placeholder (signature checks run
+/// gpg or gpgsm, which start agents and fetch the CRLs a certificate names,
+/// rt17 F1) and no `%(signature…)` atom.
+pub fn git_format(text: &str) -> Result<(), String> {
+    if text.contains("%G") || text.contains("%(signature") {
+        Err(format!("`{text}` checks signatures (runs gpg)"))
+    } else {
+        Ok(())
     }
 }
 

@@ -644,6 +644,39 @@ pub(crate) fn is_secret_env_name(name: &str) -> bool {
         || ["_KEY", "_PAT", "_SK", "_PASS", "_PWD"]
             .iter()
             .any(|s| up.ends_with(s))
+        || credential_name_more(&up)
+}
+
+/// More credential names (rt17 F3), the same as the gate's own list: a
+/// password by suffix (`SSHPASS`), a CLI's session (`BW_SESSION`,
+/// `OP_SESSION_my`; not `XDG_SESSION_TYPE`), a service's connection string
+/// (`REDIS_URL`, `MONGODB_URI`), the bare `KEY`/`PASS`/`PW`.
+fn credential_name_more(up: &str) -> bool {
+    const SERVICES: &[&str] = &[
+        "REDIS",
+        "MONGO",
+        "AMQP",
+        "RABBIT",
+        "BROKER",
+        "POSTGRES",
+        "MYSQL",
+        "MARIADB",
+        "ELASTIC",
+        "DB",
+        "DATABASE",
+        "SQL",
+        "KAFKA",
+        "NATS",
+        "MEMCACHE",
+        "CLICKHOUSE",
+        "CASSANDRA",
+    ];
+    let desktop = up.starts_with("XDG_SESSION") || up.starts_with("DESKTOP_SESSION");
+    up.ends_with("PASS")
+        || (up.contains("SESSION") && !desktop && !up.starts_with("DBUS_SESSION"))
+        || ((up.ends_with("_URL") || up.ends_with("_URI") || up.ends_with("_URIS"))
+            && SERVICES.iter().any(|s| up.contains(s)))
+        || matches!(up, "KEY" | "PASS" | "PW")
 }
 
 /// Whether a variable's value carries a credential whatever its name: a URL
@@ -679,6 +712,14 @@ mod tests {
             "SESSION_COOKIE",
             "GPG_PASSPHRASE",
             "OPENAI_API_KEY",
+            "SSHPASS",
+            "BW_SESSION",
+            "OP_SESSION_my",
+            "REDIS_URL",
+            "MONGODB_URI",
+            "SQLALCHEMY_DATABASE_URI",
+            "CELERY_BROKER_URL",
+            "KEY",
         ] {
             assert!(is_secret_env_name(n), "{n}");
         }
@@ -691,6 +732,10 @@ mod tests {
             "GOPRIVATE",
             "HOME",
             "XAUTHORITY",
+            "XDG_SESSION_TYPE",
+            "DBUS_SESSION_BUS_ADDRESS",
+            "BASE_URL",
+            "API_URL",
         ] {
             assert!(!is_secret_env_name(n), "{n}");
         }

@@ -165,6 +165,9 @@ pub(super) fn reads_stay_safe(
     if inv.base() == "git" && prints_content(inv) && index_holds_secret(inv, ctx) {
         return false;
     }
+    if inv.base() == "git" && reads_file_contents(inv) && contents_not_plain(inv, ctx) {
+        return false;
+    }
     if runs_from_safe_root(inv, ctx, &roots) {
         return false;
     }
@@ -683,11 +686,52 @@ fn blob_spec(t: &str) -> bool {
     false
 }
 
+/// Whether a git read looks at files' contents: a patch, a grep, a
+/// blame, an object printed.
+fn reads_file_contents(inv: &analyze::Invocation) -> bool {
+    if prints_content(inv) {
+        return true;
+    }
+    let Some(r) = inv.reading.as_ref() else {
+        return true;
+    };
+    let sub = r
+        .parsed
+        .nodes
+        .get(1)
+        .and_then(|n| n.names.first())
+        .map(|s| s.as_str());
+    matches!(sub, Some("grep" | "blame" | "cat-file" | "apply") | None)
+}
+
+/// Whether what git shows of a file's content may not be the file as it
+/// is: a diff driver of the user's config converts it (rt17 F9), or a
+/// partial clone fetches it from the remote (rt17 F8).
+fn contents_not_plain(inv: &analyze::Invocation, ctx: &Context) -> bool {
+    // `--no-textconv` turns the drivers off (an external diff runs only with
+    // `--ext-diff`, which is never read-only).
+    let no_textconv = inv
+        .argv
+        .iter()
+        .any(|w| w.lit().is_some_and(|v| v == "--no-textconv"));
+    if !no_textconv
+        && repo::user_config_converts_diffs(ctx.fs, &ctx.home, ctx.run_env.xdg_config_home)
+    {
+        return true;
+    }
+    match inv.cwd.as_deref().filter(|c| !has_glob(c)) {
+        Some(cwd) => crate::objects::partial_clone(ctx.fs, cwd),
+        None => true,
+    }
+}
+
 /// [`prints_content`] and [`index_holds_secret`] together, for the
 /// sandboxed allow: a git call printing a staged secret does not run
 /// confined without a human either.
 pub(super) fn git_prints_staged_secret(inv: &analyze::Invocation, ctx: &Context) -> bool {
-    inv.base() == "git" && prints_content(inv) && index_holds_secret(inv, ctx)
+    inv.base() == "git"
+        && ((prints_content(inv) && index_holds_secret(inv, ctx))
+            || (reads_file_contents(inv) && contents_not_plain(inv, ctx)))
 }
 
 /// A tracked template of a secret file (`.env.example`, `secrets.yml.sample`):

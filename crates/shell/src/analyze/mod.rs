@@ -137,9 +137,11 @@ pub struct Analysis {
     /// Some command runs in the background (`cmd &`, at any depth): it
     /// may outlive the call (a server started for later commands).
     pub background: bool,
-    /// The values of assignment statements (`X=$GITHUB_TOKEN;`, no command
-    /// word), as written: a value copied to another name is printed from
-    /// there.
+    /// Words no invocation carries, as written: the values of assignment
+    /// statements (`X=$GITHUB_TOKEN;`, no command word) — a value copied to
+    /// another name is printed from there — and the words of `[[ … ]]` and
+    /// the text of `(( … ))`, whose matches land in `BASH_REMATCH` (rt17
+    /// F2: `[[ $GITHUB_TOKEN =~ (.*) ]] && echo "${BASH_REMATCH[1]}"`).
     pub statement_values: Vec<String>,
 }
 

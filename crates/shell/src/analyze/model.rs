@@ -184,6 +184,28 @@ impl Walker<'_> {
         // A copy tool's remote source or destination (`host:path`,
         // `user@host:path`, `host::module`, `rsync://…`) is a network
         // destination: a grant for a local copy never covers it (§15.12).
+        // A build or test run or an interpreter's script reads two shapes
+        // as names, not hosts: `a::b` a test's id (`pytest
+        // tests/t.py::test_x`, `python3 -m pytest …`), `a:b` (no `/`) a
+        // task's name (`php artisan route:list`, `rake db:migrate`).
+        let runs_code = matches!(
+            p.leaf().kind,
+            shellgate_programs::Kind::Build | shellgate_programs::Kind::Interpreter
+        );
+        // Only those two shapes: a URL, a `user@host:…` or a `host:dir/…`
+        // stays remote there too (`kubectl kustomize https://…`,
+        // `git@github.com:o/r`): a granted build would fetch and run it.
+        let local_name = |v: &str| {
+            !v.contains("://")
+                && !v.contains('@')
+                && (v.contains("::")
+                    || v.split(':').all(|part| {
+                        !part.is_empty()
+                            && part
+                                .chars()
+                                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+                    }))
+        };
         if !p.has("--force-local") {
             for u in judge::uses(p) {
                 if !matches!(
@@ -199,7 +221,7 @@ impl Walker<'_> {
                 }
                 let windows = self.env.windows;
                 if p.value_text(&args, u.value)
-                    .is_some_and(|v| is_remote_spec(v, windows))
+                    .is_some_and(|v| is_remote_spec(v, windows) && !(runs_code && local_name(v)))
                 {
                     uncovered.push(format!("remote_operand:{}", p.program.id));
                     break;

@@ -281,6 +281,7 @@ impl<'e> Walker<'e> {
                 tops
             }
             Command::Arith { text } => {
+                self.out.statement_values.push(text.raw.clone());
                 self.word_substs(text, cwd, ctx);
                 self.check_poison(cwd);
                 self.check_evals(text, cwd);
@@ -292,6 +293,9 @@ impl<'e> Walker<'e> {
                 names,
                 redirects,
             } => {
+                self.out
+                    .statement_values
+                    .extend(words.iter().map(|w| w.raw.clone()));
                 for w in words {
                     self.word_substs(w, cwd, ctx);
                 }
