@@ -493,6 +493,7 @@ const LOCAL_QUERIES: &[(&str, &[&str])] = &[
     ("rustup", &["which"]),
     ("rustup", &["target", "list"]),
     ("rustup", &["component", "list"]),
+    ("helm", &["plugin", "list"]),
     ("helm", &["show", "all"]),
     ("helm", &["show", "chart"]),
     ("helm", &["show", "crds"]),
