@@ -534,7 +534,7 @@ fn model_words(inv: &Invocation) -> Option<(Vec<ModelWord>, Vec<usize>)> {
 
 /// Whether a word, assignment value or here-string of `inv` passes `word`,
 /// or an expanding heredoc's body names a credential's variable.
-fn secret_in_words(inv: &Invocation, word: fn(&str) -> bool) -> bool {
+fn secret_in_words(inv: &Invocation, word: &dyn Fn(&str) -> bool) -> bool {
     inv.argv.iter().any(|w| word(&w.raw))
         || inv.assigns.iter().any(|(_, w)| word(&w.raw))
         || inv.redirects.iter().any(|r| match &r.target {
@@ -547,21 +547,107 @@ fn secret_in_words(inv: &Invocation, word: fn(&str) -> bool) -> bool {
 /// A word, assignment value, here-string or expanding heredoc of `inv`
 /// that names a credential's variable.
 pub(crate) fn mentions_secret_variable(inv: &Invocation) -> bool {
-    secret_in_words(inv, names_secret_variable)
+    secret_in_words(inv, &names_secret_variable)
 }
 
 /// Whether any command of the call, gated or not, names a credential's
 /// variable: its value may be copied to another name and printed from
 /// there (`TERM=$AWS_SECRET_ACCESS_KEY printenv TERM`).
+///
+/// Read as an allow-list (rt18 F5: `$BUNDLE_GITHUB__COM`, `$PIP_INDEX_URL`,
+/// `$ConnectionStrings__Default`, `$SONAR_LOGIN` passed every credential
+/// pattern): besides the credential names, any environment-like name (one
+/// with an upper-case letter) counts unless it is a known location or
+/// setting ([`shellgate_programs::checks::benign_env_name`], the names
+/// `printenv NAME` may print), one of bash's own, or one the call's
+/// assignment statements set (their values are scanned themselves).
 pub(crate) fn call_mentions_secret(analysis: &shellgate_shell::analyze::Analysis) -> bool {
+    let assigned = &analysis.statement_names;
+    let word = |raw: &str| {
+        expands_secret_variable(raw)
+            || (!single_quoted(raw) && names_unknown_variable(raw, assigned))
+    };
     analysis
         .invocations
         .iter()
-        .any(|inv| secret_in_words(inv, expands_secret_variable))
-        || analysis
-            .statement_values
-            .iter()
-            .any(|v| expands_secret_variable(v))
+        .any(|inv| secret_in_words(inv, &word))
+        || analysis.statement_values.iter().any(|v| word(v))
+}
+
+/// A word that is one plain single-quoted string: text, no expansion.
+fn single_quoted(raw: &str) -> bool {
+    raw.len() >= 2 && raw.starts_with('\'') && raw.ends_with('\'') && raw.matches('\'').count() == 2
+}
+
+/// Variables of bash itself (and of the positional kind) that hold no
+/// credential of the environment.
+const BASH_OWN: &[&str] = &[
+    "BASH",
+    "BASHPID",
+    "BASH_VERSION",
+    "BASH_VERSINFO",
+    "BASH_SOURCE",
+    "BASH_LINENO",
+    "BASH_SUBSHELL",
+    "BASH_COMMAND",
+    "BASH_ARGC",
+    "BASH_ARGV",
+    "BASH_REMATCH",
+    "FUNCNAME",
+    "LINENO",
+    "RANDOM",
+    "SRANDOM",
+    "SECONDS",
+    "EPOCHSECONDS",
+    "EPOCHREALTIME",
+    "PPID",
+    "UID",
+    "EUID",
+    "GROUPS",
+    "HOSTTYPE",
+    "OSTYPE",
+    "MACHTYPE",
+    "PIPESTATUS",
+    "IFS",
+    "OPTIND",
+    "OPTARG",
+    "REPLY",
+    "DIRSTACK",
+    "HISTCMD",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "PS1",
+    "PS2",
+    "PS4",
+    "CDPATH",
+];
+
+/// Whether `raw` references (`$NAME`, `${NAME…}`) an environment-like
+/// variable that is neither benign, bash's own, nor assigned by the call;
+/// or a lower-case proxy setting (`http_proxy` may carry `user:pass@`).
+fn names_unknown_variable(raw: &str, assigned: &[String]) -> bool {
+    let mut rest = raw;
+    while let Some(i) = rest.find('$') {
+        rest = &rest[i + 1..];
+        let name: String = rest
+            .trim_start_matches('{')
+            .trim_start_matches(['!', '#'])
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        let proxy = name.to_ascii_lowercase().ends_with("_proxy") && name != "no_proxy";
+        let env_like = name.chars().any(|c| c.is_ascii_uppercase());
+        let known = shellgate_programs::checks::benign_env_name(&name)
+            || BASH_OWN.contains(&name.as_str())
+            || assigned.contains(&name);
+        if proxy || (env_like && !known) {
+            return true;
+        }
+    }
+    false
 }
 
 /// [`names_secret_variable`], except for a word that is one plain
@@ -569,11 +655,7 @@ pub(crate) fn call_mentions_secret(analysis: &shellgate_shell::analyze::Analysis
 /// for the text). Any other quoting is read as bash might expand it
 /// (rt16: `$'\''`, `"$(echo "'")"` hid the reference from a quote scan).
 fn expands_secret_variable(raw: &str) -> bool {
-    let literal = raw.len() >= 2
-        && raw.starts_with('\'')
-        && raw.ends_with('\'')
-        && raw.matches('\'').count() == 2;
-    !literal && names_secret_variable(raw)
+    !single_quoted(raw) && names_secret_variable(raw)
 }
 
 /// A `$NAME`/`${NAME}` reference to a variable whose name says it holds a

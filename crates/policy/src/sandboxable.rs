@@ -1125,9 +1125,9 @@ fn writes_unnamed(p: &Parsed) -> bool {
 
 /// Paths named by option values and operands with a path role (a build's
 /// `-o FILE`, `-coverprofile=FILE`, `cp -t DIR`), resolved against `cwd`,
-/// each with whether it is only read (its role is a read or a listing).
-/// `None` when one of them is dynamic (the caller refuses).
-pub fn model_paths(inv: &Invocation, home: &str) -> Option<Vec<(String, bool)>> {
+/// each with its role. `None` when one of them is dynamic (the caller
+/// refuses).
+pub fn model_paths(inv: &Invocation, home: &str) -> Option<Vec<(String, Role)>> {
     let program = inv.program()?;
     let Some(prog) = lookup(basename(&program)) else {
         return Some(Vec::new());
@@ -1153,7 +1153,7 @@ pub fn model_paths(inv: &Invocation, home: &str) -> Option<Vec<(String, bool)>> 
                 None => return None,
             }
         };
-        out.push((p, matches!(u.role, Role::Read | Role::List)));
+        out.push((p, u.role));
     }
     Some(out)
 }

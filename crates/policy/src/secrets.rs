@@ -53,6 +53,9 @@ pub const SECRET_NAMES: &[&str] = &[
     "id_ecdsa*",
     "id_ed25519*",
     "id_xmss*",
+    // Kerberos ticket caches and keytabs (`/tmp/krb5cc_1000`, rt18 F2)
+    "krb5cc*",
+    "*.keytab",
     // rt12 sweep S11: cluster, cloud and service credentials by their
     // usual names wherever they lie
     "kubeconfig",

@@ -576,6 +576,11 @@ fn temp_paths_follow_what_the_sandbox_lets_happen() {
         format!("cp src/a {}/.bashrc", t.home),
         format!("go test -coverprofile={tmp}/h/c.out ./..."),
         format!("cp src/a {}/x", t.gate),
+        // A build tool's path there may be code it loads (rt13): /tmp is
+        // anyone's.
+        format!("go test -exec={tmp}/x ./..."),
+        format!("cp src/a {tmp}/ws/.vscode/tasks.json"),
+        format!("cp {tmp}/krb5cc_1000 src/k"),
     ];
     // Without a writable temp directory: reads only (the tree lies in /tmp).
     let p = policy("", true);

@@ -286,6 +286,12 @@ const ENV_NAMES: &[&str] = &[
     "LINES",
 ];
 
+/// A variable name of [`ENV_NAMES`] or a locale name (`LC_ALL`): one that
+/// configures where things are, never a credential.
+pub fn benign_env_name(text: &str) -> bool {
+    env_name(text).is_ok()
+}
+
 /// The value `never` only (`bat --paging=never`: any other choice may
 /// start a pager, a program that reads the terminal and can run commands).
 pub fn never(text: &str) -> Result<(), String> {
@@ -602,8 +608,17 @@ pub fn local_rev(text: &str) -> Result<(), String> {
 /// and no path is there to check.
 pub fn commit_rev(text: &str, facts: &Facts) -> Result<(), String> {
     local_rev(text)?;
-    let bare_id =
-        |t: &str| t.len() >= 4 && t.bytes().all(|b| b.is_ascii_hexdigit()) && !(facts.commits)(t);
+    let hex = |t: &str| t.len() >= 4 && t.bytes().all(|b| b.is_ascii_hexdigit());
+    // An id git reads from the word: the whole word, or the hex after a
+    // last `-g` (`git describe`'s `v1.2-3-g8678f97`, any prefix: rt18 F1,
+    // `git show x-ge452c8d9` printed a blob).
+    let bare_id = |t: &str| {
+        let described = t.rfind("-g").map(|i| &t[i + 2..]).filter(|h| hex(h));
+        [Some(t).filter(|t| hex(t)), described]
+            .into_iter()
+            .flatten()
+            .any(|id| !(facts.commits)(id))
+    };
     let peeled = text.contains("^{");
     let sides = text.split("..").map(|t| t.trim_start_matches('.'));
     if peeled

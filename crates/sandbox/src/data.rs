@@ -576,8 +576,10 @@ pub fn is_secret_file_name(name: &str) -> bool {
         ".gpg",
         ".kubeconfig",
         ".tfvars.json",
+        ".keytab",
     ];
     const PREFIX: &[&str] = &[
+        "krb5cc",
         ".env.",
         "secrets.",
         "secring.",

@@ -1157,6 +1157,27 @@ impl Resolver {
                 }
             }
         }
+        // Credentials the system keeps in the temp directory: Kerberos
+        // ticket caches (`/tmp/krb5cc_1000`) and keytabs (rt18 F2), and the
+        // cache `KRB5CCNAME` names.
+        let mut temps = vec![PathBuf::from("/tmp"), self.temp_dir.clone()];
+        dedup(&mut temps);
+        for t in temps {
+            if let Ok(entries) = fs::read_dir(&t) {
+                for e in entries.flatten() {
+                    if data::is_secret_file_name(&e.file_name().to_string_lossy()) {
+                        self.add_hidden(&e.path())?;
+                    }
+                }
+            }
+        }
+        if let Some(cc) = std::env::var_os("KRB5CCNAME") {
+            let cc = cc.to_string_lossy();
+            let path = cc.strip_prefix("FILE:").unwrap_or(&cc);
+            if path.starts_with('/') {
+                self.add_hidden(Path::new(path))?;
+            }
+        }
         let mut roots = vec![self.project.clone()];
         roots.extend(self.project_roots.iter().cloned());
         roots.extend(self.project_reads.iter().cloned());

@@ -24,6 +24,7 @@
 //! have all been decided before this layer runs.
 
 use serde::Serialize;
+use shellgate_programs::Role;
 use shellgate_shell::paths;
 
 use super::layers::ShellCall;
@@ -265,8 +266,28 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
     // A write the sandbox does not let happen there would only fail the
     // run (the next call asks); what the model does not know to be a write
     // (a project program's operand) is left to the kernel.
-    let temp_touch =
-        |t: &Touch| !inside(&t.path) && in_temp(&t.path, &t.raw, t.follow, known_write(t));
+    // What may be read there: data — what a copy or an edit moves
+    // (`cp /tmp/crash.kvp tests/data/`) and a project program's operands
+    // (`./build/fuzz /tmp/crash.kvp`), which no model reads (`modelled`:
+    // the program has one). Never a known build tool's path, which may be code or configuration
+    // it loads (`jest --testResultsProcessor=/tmp/p.js`, `eslint
+    // --format=/tmp/f.js`, `pytest --rootdir=/tmp/x`): /tmp is anyone's.
+    let temp_touch = |t: &Touch, f: Fit, modelled: bool| {
+        let write = known_write(t);
+        let data_read = match f {
+            Fit::Edit => true,
+            _ => !modelled && t.kind == TouchKind::Operand && t.role.is_none(),
+        };
+        !inside(&t.path) && (write || data_read) && in_temp(&t.path, &t.raw, t.follow, write)
+    };
+    // An option's path there: written output (`-coverprofile=/tmp/c.out`);
+    // read only by a copy or an edit (see `temp_touch`).
+    let temp_option = |p: &str, role: Role, f: Fit| match role {
+        Role::Write | Role::ReadWrite => in_temp(p, p, true, true),
+        Role::Read | Role::List => f == Fit::Edit && in_temp(p, p, true, false),
+        // `any` may be a module the tool loads (`jest --reporters=/tmp/r.js`).
+        _ => false,
+    };
     let regular = |p: &str| matches!(ctx.fs.lstat(p), Ok(fs::FileKind::File));
     let place = Place {
         in_project: &inside,
@@ -411,20 +432,49 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
         let mut named: Vec<String> = cc
             .touches
             .iter()
-            .filter(|t| !root_read(t) && !temp_touch(t))
+            .filter(|t| !root_read(t) && !temp_touch(t, f, inv.reading.is_some()))
             .map(|t| t.path.clone())
             .collect();
         // An option's path the model knows (`-coverprofile=/tmp/c.out`) may
         // be written: in the temp directory only where the sandbox lets it.
+        let options = model_paths(inv, &ctx.home)
+            .ok_or("a path an option names is known only at run time")?;
+        // What lies in the temp directory is checked for secrets and
+        // control files like the rest (rt18 F3: `cp x
+        // /tmp/ws/.vscode/tasks.json` planted another workspace's task).
+        let in_temp_dir: Vec<String> = cc
+            .touches
+            .iter()
+            .filter(|t| temp_touch(t, f, inv.reading.is_some()))
+            .map(|t| t.path.clone())
+            .chain(
+                options
+                    .iter()
+                    .filter(|(p, role)| !inside(p) && temp_option(p, *role, f))
+                    .map(|(p, _)| p.clone()),
+            )
+            .collect();
         named.extend(
-            model_paths(inv, &ctx.home)
-                .ok_or("a path an option names is known only at run time")?
+            options
                 .into_iter()
-                .filter(|(p, reads)| inside(p) || !in_temp(p, p, true, !reads))
+                .filter(|(p, role)| inside(p) || !temp_option(p, *role, f))
                 .map(|(p, _)| p),
         );
         if inv.cwd.is_none() || (named.is_empty() && cc.touches.is_empty()) {
             return Err("it names no place inside the project");
+        }
+        // A secret named inside a revision (`git show :.env > o`, `git show
+        // HEAD~1:.env > o`, rt18 F4): what an unconfined read refuses.
+        if super::safe_space::names_secret_word(inv) {
+            return Err("it names a secret-looking file");
+        }
+        for p in &in_temp_dir {
+            if secret_path(p) {
+                return Err("it names a secret-looking file");
+            }
+            if control_path(p, SYSTEM_TEMP) || env_bin_path(p) {
+                return Err("it names a file that controls git, the hosts or the environment");
+            }
         }
         for p in &named {
             if !inside(p) {
@@ -442,7 +492,7 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
         for t in cc
             .touches
             .iter()
-            .filter(|t| !root_read(t) && !temp_touch(t))
+            .filter(|t| !root_read(t) && !temp_touch(t, f, inv.reading.is_some()))
         {
             let ok = [&project, &session_dir].iter().any(|root| {
                 crate::resolve::contained(
@@ -506,7 +556,8 @@ fn known_write(t: &Touch) -> bool {
     match t.kind {
         TouchKind::RedirectWrite | TouchKind::WorkingDir => true,
         TouchKind::RedirectRead => false,
-        TouchKind::Operand => t.role.is_some_and(|r| r.writes()),
+        // Not `any`: it may be a module the tool loads.
+        TouchKind::Operand => matches!(t.role, Some(Role::Write | Role::ReadWrite)),
     }
 }
 

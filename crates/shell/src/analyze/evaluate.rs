@@ -526,6 +526,7 @@ impl Walker<'_> {
     /// applies to the rest of the list.
     pub(super) fn statement_assignments(&mut self, s: &Simple, cwd: &mut Cwd) {
         for a in &s.assignments {
+            self.out.statement_names.push(a.name.clone());
             self.out
                 .statement_values
                 .extend(a.values.iter().map(|w| w.raw.clone()));

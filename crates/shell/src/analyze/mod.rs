@@ -143,6 +143,9 @@ pub struct Analysis {
     /// the text of `(( … ))`, whose matches land in `BASH_REMATCH` (rt17
     /// F2: `[[ $GITHUB_TOKEN =~ (.*) ]] && echo "${BASH_REMATCH[1]}"`).
     pub statement_values: Vec<String>,
+    /// Names the call's assignment statements set (`X=1; echo $X`): their
+    /// values are in `statement_values`.
+    pub statement_names: Vec<String>,
 }
 
 /// Context of the analysis that does not change while walking.
