@@ -70,6 +70,10 @@ const USER_TOOL_BINS: &[&str] = &["~/go/bin", "~/.cargo/bin"];
 /// credentials:show` or `bin/rails runner CODE` is not a build).
 const PROJECT_WRAPPERS: &[&str] = &["gradlew", "mvnw", "rails"];
 
+/// Bundler's binstubs (`bin/rspec`, `bin/rake test`): a project's `bin/`
+/// script named for the tool it runs, judged as that tool.
+const BINSTUBS: &[&str] = &["rspec", "rake", "rubocop"];
+
 /// git subcommands that talk to a remote.
 const GIT_NETWORK: &[&str] = &[
     "push",
@@ -197,7 +201,8 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
         if env_bin || tool_bin {
             // judged below by its name
         } else if (place.in_project)(&path) {
-            if known && !PROJECT_WRAPPERS.contains(&base.as_str()) {
+            let binstub = BINSTUBS.contains(&base.as_str()) && parent.ends_with("/bin");
+            if known && !PROJECT_WRAPPERS.contains(&base.as_str()) && !binstub {
                 return Fit::No;
             }
             project_code = true;
@@ -752,7 +757,10 @@ fn project_script(inv: &Invocation, script: &str, rest: &[&str], place: &Place) 
     {
         return Fit::No;
     }
-    if stop_word(script) || rest.iter().any(|w| stop_word(w)) {
+    // Django's deployment checklist (`manage.py check --deploy`) reads the
+    // settings and prints warnings: its `deploy` deploys nothing.
+    let django_check = basename(script) == "manage.py" && rest == ["check", "--deploy"];
+    if stop_word(script) || (!django_check && rest.iter().any(|w| stop_word(w))) {
         return Fit::No;
     }
     let path = if script.starts_with('/') {
