@@ -698,10 +698,24 @@ fn interpreter_fit(inv: &Invocation, p: &Parsed, args: &[Arg], place: &Place) ->
         .iter()
         .find(|(id, _)| *id == p.program.id)
         .map_or(&[][..], |(_, o)| *o);
+    // A load path of the project's own (`ruby -Itest test/x_test.rb`, the
+    // minitest way to run one file): relative, never above the working
+    // directory; one elsewhere (`-I/tmp/evil`) loads code from there.
+    let project_load_path = |o: &shellgate_programs::OptUse| {
+        matches!(p.program.id.as_str(), "ruby" | "perl")
+            && o.opt.name == "-I"
+            && o.value
+                .and_then(|v| p.value_text(args, v))
+                .is_some_and(|d| {
+                    !d.is_empty()
+                        && !d.starts_with(['/', '~', '-'])
+                        && !d.split('/').any(|seg| seg == "..")
+                })
+    };
     if !p.problems.is_empty()
         || p.opts
             .iter()
-            .any(|o| !harmless.contains(&o.opt.name.as_str()))
+            .any(|o| !harmless.contains(&o.opt.name.as_str()) && !project_load_path(o))
     {
         return Fit::No;
     }

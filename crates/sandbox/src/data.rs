@@ -679,12 +679,101 @@ fn credential_name_more(up: &str) -> bool {
         || ((up.ends_with("_URL") || up.ends_with("_URI") || up.ends_with("_URIS"))
             && SERVICES.iter().any(|s| up.contains(s)))
         || matches!(up, "KEY" | "PASS" | "PW")
+        // rt19 F1: what the gate's allow-list already asks about, printed
+        // by sandboxed project code — `BUNDLE_GITHUB__COM` (Bundler's
+        // per-host credentials), `SONAR_LOGIN`, `LDAP_BIND_PW`,
+        // `ORG_GRADLE_PROJECT_signingInMemoryKey`, `ConnectionStrings__Default`,
+        // `AzureWebJobsStorage`, `PIP_INDEX_URL`, `MNEMONIC`.
+        || (up.starts_with("BUNDLE_") && up.contains("__"))
+        || up.starts_with("ORG_GRADLE_PROJECT_")
+        || up.contains("CONNECTIONSTRING")
+        || up.contains("LOGIN")
+        || up.contains("MNEMONIC")
+        || up.contains("SASL")
+        || up.contains("JAAS")
+        || up.ends_with("KEY")
+        || up.ends_with("_PW")
+        || up.ends_with("STORAGE")
+        || up.ends_with("INDEX_URL")
+        || matches!(up, "DSN" | "GIT_CONFIG_PARAMETERS" | "HTTPS_PROXY" | "HTTP_PROXY" | "ALL_PROXY")
+}
+
+/// Whether a configuration file's text holds a credential: a key or value
+/// naming a token, password, secret or authorization header, or a URL with
+/// user information (`https://x-access-token:T@github.com`,
+/// `https://ghp_T@github.com`).
+pub(crate) fn config_holds_credential(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    const WORDS: &[&str] = &[
+        "token",
+        "password",
+        "passwd",
+        "secret",
+        "extraheader",
+        "authorization",
+        "bearer",
+        "_auth",
+        "apikey",
+        "api_key",
+    ];
+    if WORDS.iter().any(|w| lower.contains(w)) || is_secret_env_value(text) {
+        return true;
+    }
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        rest = &rest[i + 3..];
+        let authority = rest
+            .split(['/', '?', '#', ' ', ',', '"', '\'', '\n'])
+            .next()
+            .unwrap_or("");
+        // `ssh://git@host/…` names a user, not a credential.
+        if let Some((user, _)) = authority.rsplit_once('@') {
+            if user != "git" {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Whether a variable's value carries a credential whatever its name: a URL
 /// with a password in it (`HTTPS_PROXY=http://u:pw@proxy`,
 /// `REDIS_URL=redis://:pw@host`).
 pub(crate) fn is_secret_env_value(value: &str) -> bool {
+    // Well-known token shapes and connection strings with a password
+    // (rt19 F1: `Password=…` in an ADO.NET string, a PEM block).
+    const TOKENS: &[&str] = &[
+        "ghp_",
+        "gho_",
+        "ghu_",
+        "ghs_",
+        "ghr_",
+        "github_pat_",
+        "glpat-",
+        "xoxb-",
+        "xoxp-",
+        "xapp-",
+        "sk-",
+        "sk_live_",
+        "rk_live_",
+        "AKIA",
+        "ASIA",
+        "AIza",
+        "npm_",
+        "pypi-",
+        "-----BEGIN",
+        "x-access-token:",
+    ];
+    if TOKENS.iter().any(|t| value.contains(t)) {
+        return true;
+    }
+    let lower = value.to_ascii_lowercase();
+    if ["password=", "pwd=", "accountkey=", "sharedaccesskey="]
+        .iter()
+        .any(|k| lower.contains(k))
+    {
+        return true;
+    }
     let mut rest = value;
     while let Some(i) = rest.find("://") {
         rest = &rest[i + 3..];
@@ -722,6 +811,13 @@ mod tests {
             "SQLALCHEMY_DATABASE_URI",
             "CELERY_BROKER_URL",
             "KEY",
+            "BUNDLE_GITHUB__COM",
+            "SONAR_LOGIN",
+            "LDAP_BIND_PW",
+            "ORG_GRADLE_PROJECT_signingInMemoryKey",
+            "ConnectionStrings__Default",
+            "AzureWebJobsStorage",
+            "PIP_INDEX_URL",
         ] {
             assert!(is_secret_env_name(n), "{n}");
         }
@@ -743,6 +839,16 @@ mod tests {
         }
         assert!(is_secret_env_value("http://u:pw@proxy:3128"));
         assert!(is_secret_env_value("redis://:pw@h:6379/0"));
+        assert!(is_secret_env_value("Server=db;User Id=sa;Password=x;"));
+        assert!(is_secret_env_value("ghp_abc"));
+        assert!(!is_secret_env_value("/usr/local/bin:/usr/bin"));
+        use super::config_holds_credential as holds;
+        assert!(holds("[github]\n\ttoken = ghp_x\n"));
+        assert!(holds(
+            "[url \"https://x-access-token:T@github.com/\"]\n\tinsteadOf = https://github.com/\n"
+        ));
+        assert!(holds("index-url = https://u:pw@pypi.example/simple\n"));
+        assert!(!holds("[user]\n\tname = A\n\temail = a@b.c\n[credential]\n\thelper = osxkeychain\n[url \"ssh://git@github.com/\"]\n\tinsteadOf = https://github.com/\n"));
         assert!(!is_secret_env_value("https://proxy.example:3128"));
         assert!(!is_secret_env_value("git@github.com:o/r.git"));
         assert!(!is_secret_env_value("https://u@host/x:y@z"));

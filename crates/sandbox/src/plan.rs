@@ -1157,6 +1157,32 @@ impl Resolver {
                 }
             }
         }
+        // Configuration files the tools read from the home, hidden when
+        // they hold a credential (rt19 F2: a token in `~/.gitconfig`, a
+        // `url.https://x-access-token:T@…` key, a password in an index URL
+        // of uv or conda, a registry token in cargo's config). Without
+        // them a tool runs with its defaults; a commit needing
+        // `user.name` then fails and the next call asks.
+        let xdg = env_path("XDG_CONFIG_HOME").unwrap_or_else(|| self.home.join(".config"));
+        let configs = [
+            self.home.join(".gitconfig"),
+            xdg.join("git/config"),
+            xdg.join("uv/uv.toml"),
+            xdg.join("pip/pip.conf"),
+            self.home.join(".pip/pip.conf"),
+            self.home.join(".condarc"),
+            self.home.join(".cargo/config.toml"),
+            self.home.join(".cargo/config"),
+            self.home.join(".bundle/config"),
+            self.home.join(".gradle/gradle.properties"),
+        ];
+        for c in configs {
+            if fs::read(&c)
+                .is_ok_and(|b| data::config_holds_credential(&String::from_utf8_lossy(&b)))
+            {
+                self.add_hidden(&c)?;
+            }
+        }
         // Credentials the system keeps in the temp directory: Kerberos
         // ticket caches (`/tmp/krb5cc_1000`) and keytabs (rt18 F2), and the
         // cache `KRB5CCNAME` names.

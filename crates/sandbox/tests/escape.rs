@@ -1482,3 +1482,47 @@ fn path_links_open_their_programs_but_not_through_the_project() {
     assert!(!out.contains(SECRET_SSH), "{out}");
     assert!(out.contains(ORDINARY), "{out} {}", stderr(&o));
 }
+
+/// rt19 F1, F2: credentials in the environment under names no pattern
+/// caught (Bundler's per-host `BUNDLE_GITHUB__COM`, `SONAR_LOGIN`, an
+/// ADO.NET connection string) are dropped, and a home configuration file
+/// holding a token (`~/.gitconfig`) is hidden; one without stays readable.
+#[test]
+fn credential_variables_and_token_configs_are_kept_from_a_build() {
+    if !require_sandbox() {
+        return;
+    }
+    let s = Scratch::new();
+    fs::write(
+        s.home.join(".gitconfig"),
+        "[user]\n\tname = A\n[github]\n\ttoken = ghp_SECRETGITCONFIG\n",
+    )
+    .expect("write");
+    let o = s
+        .command(
+            "build",
+            &[],
+            &[
+                "sh",
+                "-c",
+                "env; cat \"$HOME/.gitconfig\"; cat \"$HOME/.cargo/config.toml\"; true",
+            ],
+        )
+        .env("BUNDLE_GITHUB__COM", "x-access-token:SECRETBUNDLE")
+        .env("SONAR_LOGIN", "SECRETSONAR")
+        .env("ConnectionStrings__Default", "Server=x;Password=SECRETCONN")
+        .env("MY_SETTING", "ORDINARY-SETTING")
+        .output()
+        .expect("running the sandbox");
+    let out = stdout(&o);
+    for secret in [
+        "SECRETBUNDLE",
+        "SECRETSONAR",
+        "SECRETCONN",
+        "SECRETGITCONFIG",
+    ] {
+        assert!(!out.contains(secret), "{secret} reached the build: {out}");
+    }
+    assert!(out.contains("ORDINARY-SETTING"), "{out} {}", stderr(&o));
+    assert!(out.contains("[build]"), "{out} {}", stderr(&o));
+}

@@ -311,7 +311,7 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
         // Only what the command shows at its top level runs confined
         // without a human: not a write hidden in a substitution, not an
         // option or program text no grant covers, not a release step.
-        if !inv.uncovered.is_empty() {
+        if inv.uncovered.iter().any(|u| !project_load_path(inv, u)) {
             return Err("an option or program text no grant covers");
         }
         if releases(&cc.verb) {
@@ -548,6 +548,47 @@ fn plan(call: &ShellCall, out: &Decision) -> Result<SandboxRun, &'static str> {
         command,
         argv,
     })
+}
+
+/// An uncovered `-I` of ruby or perl (a load path: code is loaded from
+/// there, so no grant covers it) whose every value is the project's own —
+/// relative, never above the working directory (`ruby -Itest
+/// test/x_test.rb`, minitest's way to run one file; rt17a G8). Confined,
+/// that is project code run like the script itself.
+fn project_load_path(inv: &shellgate_shell::analyze::Invocation, reason: &str) -> bool {
+    let Some(prog) = reason
+        .strip_prefix("code_option:")
+        .and_then(|r| r.strip_suffix(":-I"))
+    else {
+        return false;
+    };
+    if !matches!(prog, "ruby" | "perl") {
+        return false;
+    }
+    let mut values = Vec::new();
+    let mut words = inv.argv.iter().skip(1);
+    while let Some(w) = words.next() {
+        let Some(t) = w.lit() else {
+            return false;
+        };
+        if t == "-I" {
+            match words.next().and_then(|v| v.lit()) {
+                Some(v) => values.push(v.to_string()),
+                None => return false,
+            }
+        } else if let Some(v) = t.strip_prefix("-I") {
+            values.push(v.to_string());
+        } else if t.starts_with('-') && !t.starts_with("--") && t[1..].contains('I') {
+            // `-wI/tmp/x`: an `-I` inside a cluster.
+            return false;
+        } else if !t.starts_with('-') {
+            break;
+        }
+    }
+    !values.is_empty()
+        && values.iter().all(|d| {
+            !d.is_empty() && !d.starts_with(['/', '~', '-']) && !d.split('/').any(|s| s == "..")
+        })
 }
 
 /// A touch the model knows writes: an output redirect, the working

@@ -439,11 +439,18 @@ pub(super) fn has_inline_code(base: &str, argv: &[Word]) -> bool {
         if base == "expect" && !v.starts_with("--") && v[1..].contains('c') {
             return true;
         }
-        if !v.starts_with("--")
-            && (base.starts_with("perl") || base.starts_with("ruby"))
-            && (v[1..].contains('e') || v[1..].contains('E'))
-        {
-            return true;
+        if !v.starts_with("--") && (base.starts_with("perl") || base.starts_with("ruby")) {
+            // A cluster up to the first option that takes the rest as its
+            // value (`ruby -Itest`: a load path, not `-e`).
+            const VALUED: &str = "ICrFxiKWT0MmdDlC";
+            for c in v[1..].chars() {
+                if c == 'e' || c == 'E' {
+                    return true;
+                }
+                if VALUED.contains(c) {
+                    break;
+                }
+            }
         }
     }
     false

@@ -195,8 +195,38 @@ impl Walker<'_> {
         // Only those two shapes: a URL, a `user@host:…` or a `host:dir/…`
         // stays remote there too (`kubectl kustomize https://…`,
         // `git@github.com:o/r`): a granted build would fetch and run it.
+        // Nor a package scheme (`deno run npm:cross-env`, rt19 F3).
+        const SCHEMES: &[&str] = &[
+            "npm",
+            "jsr",
+            "github",
+            "gitlab",
+            "bitbucket",
+            "gist",
+            "git",
+            "http",
+            "https",
+            "ftp",
+            "ssh",
+            "file",
+            "docker",
+            "oci",
+            "pypi",
+            "hg",
+            "svn",
+            "node",
+            "bun",
+            "deno",
+            "link",
+            "workspace",
+            "portal",
+            "patch",
+            "exec",
+        ];
         let local_name = |v: &str| {
-            !v.contains("://")
+            let scheme = v.split(':').next().unwrap_or("").to_ascii_lowercase();
+            !SCHEMES.contains(&scheme.as_str())
+                && !v.contains("://")
                 && !v.contains('@')
                 && (v.contains("::")
                     || v.split(':').all(|part| {
