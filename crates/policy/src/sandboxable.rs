@@ -534,8 +534,26 @@ const PLAIN_RUNNERS: &[&str] = &[
 /// Python modules that are test runners, linters and formatters: `python
 /// -m pytest` is the project's tests, as `pytest` is.
 const PY_BUILD_MODULES: &[&str] = &[
-    "pytest", "unittest", "doctest", "mypy", "pylint", "flake8", "black", "isort", "ruff",
-    "coverage", "tox", "nox",
+    "pytest",
+    "unittest",
+    "doctest",
+    "mypy",
+    "pylint",
+    "flake8",
+    "black",
+    "isort",
+    "ruff",
+    "coverage",
+    "tox",
+    "nox",
+    // The standard library's tools over the project's files (rt17a G4):
+    // a JSON pretty-printer, the import path, byte-compiling, a
+    // virtualenv in the project (its paths are checked like any operand).
+    "json.tool",
+    "site",
+    "compileall",
+    "py_compile",
+    "venv",
 ];
 
 /// Interpreters whose first operand is a script file they run.
@@ -681,6 +699,18 @@ fn interpreter_fit(inv: &Invocation, p: &Parsed, args: &[Arg], place: &Place) ->
         else {
             return Fit::No;
         };
+        // `venv DIR` only: no option (`--clear` empties DIR, `--upgrade-deps`
+        // runs pip against the package index), one directory named for a
+        // virtualenv (`.venv`, `venv2`) — not `src`, whose files it would
+        // mix with an environment's.
+        if m == "venv" {
+            let rest = value.and_then(|v| args.get(v.at + 1..)).unwrap_or(&[]);
+            let ok = matches!(rest, [Arg::Static(t)]
+                if !t.starts_with('-') && basename(t).to_ascii_lowercase().contains("venv"));
+            if !ok {
+                return Fit::No;
+            }
+        }
         // The module's own arguments, read with its program's model and
         // judged as that program's run (`python3 -m pytest --basetemp=src`
         // deletes `src` as `pytest --basetemp=src` does).
@@ -805,6 +835,13 @@ const PROJECT_ENV_RUNNERS: &[(&str, &str)] = &[
     ("rye", "run"),
     ("pixi", "run"),
     ("bundle", "exec"),
+    // The package managers' own runners of an installed bin (`pnpm exec
+    // tsc --noEmit`, `yarn exec jest`, `npm exec -- tsc`): as `npx`, judged
+    // by the tool they run; one not installed would be fetched, which the
+    // sandbox's missing network stops.
+    ("pnpm", "exec"),
+    ("yarn", "exec"),
+    ("npm", "exec"),
 ];
 
 fn runner_fit(
