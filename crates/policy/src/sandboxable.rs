@@ -862,7 +862,13 @@ fn runner_fit(
             .iter()
             .any(|(p, s)| *p == parsed.program.id && Some(*s) == sub);
     // Code given to the runner, or extra packages it adds (`uv run --with`).
-    if !(plain || project_env) || parsed.any_effect(fx::CODE | fx::SCOPE) {
+    // An option the model does not know may change how the command line
+    // runs (`pnpm exec --shell-mode tsc '&&' rm -rf src` hands it to a
+    // shell): the runner is judged only with options it knows.
+    if !(plain || project_env)
+        || parsed.any_effect(fx::CODE | fx::SCOPE)
+        || !parsed.problems.is_empty()
+    {
         return Fit::No;
     }
     let Some(at) = parsed
