@@ -835,14 +835,14 @@ const PROJECT_ENV_RUNNERS: &[(&str, &str)] = &[
     ("rye", "run"),
     ("pixi", "run"),
     ("bundle", "exec"),
-    // The package managers' own runners of an installed bin (`pnpm exec
-    // tsc --noEmit`, `yarn exec jest`, `npm exec -- tsc`): as `npx`, judged
-    // by the tool they run; one not installed would be fetched, which the
-    // sandbox's missing network stops.
-    ("pnpm", "exec"),
-    ("yarn", "exec"),
-    ("npm", "exec"),
 ];
+
+/// The package managers' own runners of an installed bin (`pnpm exec tsc
+/// --noEmit`, `yarn exec jest`, `npm exec -- tsc`): as `npx` (a plain
+/// runner), judged by the tool they run when the model knows it; a name it
+/// does not know may be a package fetched from the registry (`npm exec
+/// cowsay`), not a project tool.
+const PLAIN_SUB_RUNNERS: &[(&str, &str)] = &[("pnpm", "exec"), ("yarn", "exec"), ("npm", "exec")];
 
 fn runner_fit(
     inv: &Invocation,
@@ -856,7 +856,11 @@ fn runner_fit(
         .get(1)
         .and_then(|n| n.names.first())
         .map(|s| s.as_str());
-    let plain = parsed.nodes.len() == 1 && PLAIN_RUNNERS.contains(&parsed.program.id.as_str());
+    let plain = (parsed.nodes.len() == 1 && PLAIN_RUNNERS.contains(&parsed.program.id.as_str()))
+        || (parsed.nodes.len() == 2
+            && PLAIN_SUB_RUNNERS
+                .iter()
+                .any(|(p, s)| *p == parsed.program.id && Some(*s) == sub));
     let project_env = parsed.nodes.len() == 2
         && PROJECT_ENV_RUNNERS
             .iter()
