@@ -104,6 +104,7 @@ pub(super) fn takes_value(base: &str, flag: &str) -> bool {
             "-i" | "-o" | "-e" | "--input" | "--output" | "--error"
         ),
         "exec" => matches!(flag, "-a"),
+        "time" => matches!(flag, "-f" | "--format"),
         _ => false,
     }
 }
@@ -135,6 +136,39 @@ pub(super) fn unwrap_one(base: &str, argv: &[Word]) -> Unwrap {
                 }
                 if !v.starts_with('-') || v == "-" {
                     break;
+                }
+                // GNU time's `-o FILE`/`--output=FILE` (and `-a`, `-f`)
+                // write a file the wrapped command does not show (rt20 F1:
+                // `command time -o ~/.ssh/authorized_keys …`): only its
+                // reporting switches leave it a see-through wrapper.
+                if base == "time"
+                    && !matches!(
+                        v.as_str(),
+                        "-p" | "--portability"
+                            | "-v"
+                            | "--verbose"
+                            | "-q"
+                            | "--quiet"
+                            | "-f"
+                            | "--format"
+                    )
+                    && !v.starts_with("-f")
+                    && !v.starts_with("--format=")
+                {
+                    return Unwrap::No;
+                }
+                // `ionice -p PID…`, `-P PGID…`, `-u UID…` read every word after
+                // as an id and change those processes (rt20 F2): nothing runs.
+                if base == "ionice"
+                    && ["-p", "-P", "-u", "--pid", "--pgid", "--uid"]
+                        .iter()
+                        .any(|f| {
+                            v == *f
+                                || (f.len() == 2 && v.starts_with(f))
+                                || v.starts_with(&format!("{f}="))
+                        })
+                {
+                    return Unwrap::No;
                 }
                 // `nice -10`, `-n10`, `--signal=KILL` carry their value.
                 if takes_value(base, &v) {
