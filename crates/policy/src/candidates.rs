@@ -669,72 +669,11 @@ pub(crate) fn names_secret_variable(raw: &str) -> bool {
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
-        let up = name.to_ascii_uppercase();
-        if [
-            "SECRET",
-            "TOKEN",
-            "PASSW",
-            "PASSWD",
-            "API_KEY",
-            "APIKEY",
-            "PRIVATE",
-            "CREDENTIAL",
-            "AUTH",
-            "ACCESS_KEY",
-            "SESSION_KEY",
-            "DATABASE_URL",
-            "_DSN",
-            "WEBHOOK",
-            "CONNECTION_STRING",
-            "PASSPHRASE",
-            "JWT",
-            "COOKIE",
-        ]
-        .iter()
-        .any(|k| up.contains(k))
-            || ["_SK", "_PAT", "_KEY", "_PASS", "_PWD"]
-                .iter()
-                .any(|k| up.ends_with(k))
-            || credential_name_more(&up)
-        {
+        if !name.is_empty() && shellgate_secrets::credential_name(&name) {
             return true;
         }
     }
     false
-}
-
-/// More credential names (rt17 F3), the same in the sandbox's list of
-/// variables it drops: a password by suffix (`SSHPASS`, `PGPASS`), a CLI's
-/// session (`BW_SESSION`, `OP_SESSION_my`; not the desktop's
-/// `XDG_SESSION_TYPE`), a service's connection string (`REDIS_URL`,
-/// `MONGODB_URI`, `SQLALCHEMY_DATABASE_URI`, `CELERY_BROKER_URL`), and the
-/// bare `KEY`/`PASS`/`PW`. `up` is upper case.
-pub(crate) fn credential_name_more(up: &str) -> bool {
-    const SERVICES: &[&str] = &[
-        "REDIS",
-        "MONGO",
-        "AMQP",
-        "RABBIT",
-        "BROKER",
-        "POSTGRES",
-        "MYSQL",
-        "MARIADB",
-        "ELASTIC",
-        "DB",
-        "DATABASE",
-        "SQL",
-        "KAFKA",
-        "NATS",
-        "MEMCACHE",
-        "CLICKHOUSE",
-        "CASSANDRA",
-    ];
-    let desktop = up.starts_with("XDG_SESSION") || up.starts_with("DESKTOP_SESSION");
-    up.ends_with("PASS")
-        || (up.contains("SESSION") && !desktop && !up.starts_with("DBUS_SESSION"))
-        || ((up.ends_with("_URL") || up.ends_with("_URI") || up.ends_with("_URIS"))
-            && SERVICES.iter().any(|s| up.contains(s)))
-        || matches!(up, "KEY" | "PASS" | "PW")
 }
 
 /// Programs of cmd and PowerShell whose operands are paths, under Windows

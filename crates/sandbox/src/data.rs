@@ -608,96 +608,6 @@ pub fn is_secret_file_name(name: &str) -> bool {
     name.contains(".tfstate.") || (name.starts_with("service-account") && name.ends_with(".json"))
 }
 
-/// Whether an environment variable's name marks a credential (removed from
-/// a sandboxed command's environment when it has no network): `*TOKEN*`,
-/// `*SECRET*`, `*PASSW*`, `*AUTH*` (not `*AUTHOR*`), private, API and
-/// access keys, JWTs, cookies, connection strings, and names ending in
-/// `_KEY`, `_PAT`, `_SK`, `_PASS` or `_PWD` (`MYSQL_PWD`). The gate's own
-/// list of variables whose printing asks (`names_secret_variable`) is a
-/// subset: nothing `echo $X` would ask for reaches a sandboxed command
-/// (rt6: `NPM_CONFIG__AUTH`, `DOCKER_AUTH_CONFIG`, `MYSQL_PWD` did). Names
-/// that only configure a tool (`GOPRIVATE` aside, `SSH_AUTH_SOCK`) are kept.
-pub(crate) fn is_secret_env_name(name: &str) -> bool {
-    let up = name.to_ascii_uppercase();
-    const PARTS: &[&str] = &[
-        "TOKEN",
-        "SECRET",
-        "PASSW",
-        "PASSPHRASE",
-        "PRIVATE",
-        "API_KEY",
-        "APIKEY",
-        "ACCESS_KEY",
-        "SESSION_KEY",
-        "CREDENTIAL",
-        "DATABASE_URL",
-        "_DSN",
-        "WEBHOOK",
-        "CONNECTION_STRING",
-        "JWT",
-        "COOKIE",
-    ];
-    const KEEP: &[&str] = &["SSH_AUTH_SOCK", "GOPRIVATE", "GONOSUMDB", "GONOPROXY"];
-    if KEEP.contains(&up.as_str()) {
-        return false;
-    }
-    PARTS.iter().any(|p| up.contains(p))
-        || (up.contains("AUTH") && !up.contains("AUTHOR"))
-        || ["_KEY", "_PAT", "_SK", "_PASS", "_PWD"]
-            .iter()
-            .any(|s| up.ends_with(s))
-        || credential_name_more(&up)
-}
-
-/// More credential names (rt17 F3), the same as the gate's own list: a
-/// password by suffix (`SSHPASS`), a CLI's session (`BW_SESSION`,
-/// `OP_SESSION_my`; not `XDG_SESSION_TYPE`), a service's connection string
-/// (`REDIS_URL`, `MONGODB_URI`), the bare `KEY`/`PASS`/`PW`.
-fn credential_name_more(up: &str) -> bool {
-    const SERVICES: &[&str] = &[
-        "REDIS",
-        "MONGO",
-        "AMQP",
-        "RABBIT",
-        "BROKER",
-        "POSTGRES",
-        "MYSQL",
-        "MARIADB",
-        "ELASTIC",
-        "DB",
-        "DATABASE",
-        "SQL",
-        "KAFKA",
-        "NATS",
-        "MEMCACHE",
-        "CLICKHOUSE",
-        "CASSANDRA",
-    ];
-    let desktop = up.starts_with("XDG_SESSION") || up.starts_with("DESKTOP_SESSION");
-    up.ends_with("PASS")
-        || (up.contains("SESSION") && !desktop && !up.starts_with("DBUS_SESSION"))
-        || ((up.ends_with("_URL") || up.ends_with("_URI") || up.ends_with("_URIS"))
-            && SERVICES.iter().any(|s| up.contains(s)))
-        || matches!(up, "KEY" | "PASS" | "PW")
-        // rt19 F1: what the gate's allow-list already asks about, printed
-        // by sandboxed project code — `BUNDLE_GITHUB__COM` (Bundler's
-        // per-host credentials), `SONAR_LOGIN`, `LDAP_BIND_PW`,
-        // `ORG_GRADLE_PROJECT_signingInMemoryKey`, `ConnectionStrings__Default`,
-        // `AzureWebJobsStorage`, `PIP_INDEX_URL`, `MNEMONIC`.
-        || (up.starts_with("BUNDLE_") && up.contains("__"))
-        || up.starts_with("ORG_GRADLE_PROJECT_")
-        || up.contains("CONNECTIONSTRING")
-        || up.contains("LOGIN")
-        || up.contains("MNEMONIC")
-        || up.contains("SASL")
-        || up.contains("JAAS")
-        || up.ends_with("KEY")
-        || up.ends_with("_PW")
-        || up.ends_with("STORAGE")
-        || up.ends_with("INDEX_URL")
-        || matches!(up, "DSN" | "GIT_CONFIG_PARAMETERS" | "HTTPS_PROXY" | "HTTP_PROXY" | "ALL_PROXY")
-}
-
 /// Whether a configuration file's text holds a credential: a key or value
 /// naming a token, password, secret or authorization header, or a URL with
 /// user information (`https://x-access-token:T@github.com`,
@@ -716,7 +626,7 @@ pub(crate) fn config_holds_credential(text: &str) -> bool {
         "apikey",
         "api_key",
     ];
-    if WORDS.iter().any(|w| lower.contains(w)) || is_secret_env_value(text) {
+    if WORDS.iter().any(|w| lower.contains(w)) || shellgate_secrets::credential_value(text) {
         return true;
     }
     let mut rest = text;
@@ -736,112 +646,12 @@ pub(crate) fn config_holds_credential(text: &str) -> bool {
     false
 }
 
-/// Whether a variable's value carries a credential whatever its name: a URL
-/// with a password in it (`HTTPS_PROXY=http://u:pw@proxy`,
-/// `REDIS_URL=redis://:pw@host`).
-pub(crate) fn is_secret_env_value(value: &str) -> bool {
-    // Well-known token shapes and connection strings with a password
-    // (rt19 F1: `Password=…` in an ADO.NET string, a PEM block).
-    const TOKENS: &[&str] = &[
-        "ghp_",
-        "gho_",
-        "ghu_",
-        "ghs_",
-        "ghr_",
-        "github_pat_",
-        "glpat-",
-        "xoxb-",
-        "xoxp-",
-        "xapp-",
-        "sk-",
-        "sk_live_",
-        "rk_live_",
-        "AKIA",
-        "ASIA",
-        "AIza",
-        "npm_",
-        "pypi-",
-        "-----BEGIN",
-        "x-access-token:",
-    ];
-    if TOKENS.iter().any(|t| value.contains(t)) {
-        return true;
-    }
-    let lower = value.to_ascii_lowercase();
-    if ["password=", "pwd=", "accountkey=", "sharedaccesskey="]
-        .iter()
-        .any(|k| lower.contains(k))
-    {
-        return true;
-    }
-    let mut rest = value;
-    while let Some(i) = rest.find("://") {
-        rest = &rest[i + 3..];
-        let authority = rest.split(['/', '?', '#', ' ', ',']).next().unwrap_or("");
-        if let Some(at) = authority.rfind('@') {
-            if authority[..at].contains(':') {
-                return true;
-            }
-        }
-    }
-    false
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{is_secret_env_name, is_secret_env_value, is_secret_file_name};
+    use super::is_secret_file_name;
 
     #[test]
-    fn secret_variables() {
-        for n in [
-            "GITHUB_TOKEN",
-            "DB_PASS",
-            "MYSQL_PWD",
-            "NPM_CONFIG__AUTH",
-            "DOCKER_AUTH_CONFIG",
-            "CI_JOB_JWT",
-            "SESSION_COOKIE",
-            "GPG_PASSPHRASE",
-            "OPENAI_API_KEY",
-            "SSHPASS",
-            "BW_SESSION",
-            "OP_SESSION_my",
-            "REDIS_URL",
-            "MONGODB_URI",
-            "SQLALCHEMY_DATABASE_URI",
-            "CELERY_BROKER_URL",
-            "KEY",
-            "BUNDLE_GITHUB__COM",
-            "SONAR_LOGIN",
-            "LDAP_BIND_PW",
-            "ORG_GRADLE_PROJECT_signingInMemoryKey",
-            "ConnectionStrings__Default",
-            "AzureWebJobsStorage",
-            "PIP_INDEX_URL",
-        ] {
-            assert!(is_secret_env_name(n), "{n}");
-        }
-        for n in [
-            "PATH",
-            "PWD",
-            "OLDPWD",
-            "GIT_AUTHOR_NAME",
-            "SSH_AUTH_SOCK",
-            "GOPRIVATE",
-            "HOME",
-            "XAUTHORITY",
-            "XDG_SESSION_TYPE",
-            "DBUS_SESSION_BUS_ADDRESS",
-            "BASE_URL",
-            "API_URL",
-        ] {
-            assert!(!is_secret_env_name(n), "{n}");
-        }
-        assert!(is_secret_env_value("http://u:pw@proxy:3128"));
-        assert!(is_secret_env_value("redis://:pw@h:6379/0"));
-        assert!(is_secret_env_value("Server=db;User Id=sa;Password=x;"));
-        assert!(is_secret_env_value("ghp_abc"));
-        assert!(!is_secret_env_value("/usr/local/bin:/usr/bin"));
+    fn credential_configs() {
         use super::config_holds_credential as holds;
         assert!(holds("[github]\n\ttoken = ghp_x\n"));
         assert!(holds(
@@ -849,9 +659,6 @@ mod tests {
         ));
         assert!(holds("index-url = https://u:pw@pypi.example/simple\n"));
         assert!(!holds("[user]\n\tname = A\n\temail = a@b.c\n[credential]\n\thelper = osxkeychain\n[url \"ssh://git@github.com/\"]\n\tinsteadOf = https://github.com/\n"));
-        assert!(!is_secret_env_value("https://proxy.example:3128"));
-        assert!(!is_secret_env_value("git@github.com:o/r.git"));
-        assert!(!is_secret_env_value("https://u@host/x:y@z"));
     }
 
     #[test]

@@ -63,8 +63,8 @@ pub(crate) fn support() -> Result<Support, Unsupported> {
 fn drop_secret_variables() {
     let names: Vec<OsString> = std::env::vars_os()
         .filter(|(k, v)| {
-            k.to_str().is_some_and(crate::data::is_secret_env_name)
-                || v.to_str().is_some_and(crate::data::is_secret_env_value)
+            k.to_str().is_some_and(shellgate_secrets::credential_name)
+                || v.to_str().is_some_and(shellgate_secrets::credential_value)
         })
         .map(|(k, _)| k)
         .collect();
