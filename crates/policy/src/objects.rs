@@ -69,19 +69,7 @@ pub fn partial_clone(fs: &dyn Fs, cwd: &str) -> bool {
     let Some(common) = common_dir(fs, &gitdir) else {
         return true;
     };
-    ["config", "config.worktree"].iter().any(|file| {
-        let path = format!("{common}/{file}");
-        if absent(fs, &path) {
-            return false;
-        }
-        match fs.read_file(&path, CONFIG_MAX) {
-            Ok(raw) if raw.len() <= CONFIG_MAX => {
-                let text = String::from_utf8_lossy(&raw).to_ascii_lowercase();
-                text.contains("partialclone") || text.contains("promisor")
-            }
-            _ => true,
-        }
-    })
+    config_mentions(fs, &common, &["partialclone", "promisor"])
 }
 
 /// The common git directory (a linked worktree's `commondir`).
@@ -112,6 +100,27 @@ fn absent(fs: &dyn Fs, path: &str) -> bool {
     matches!(fs.lstat(path), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
 }
 
+/// Whether the repository's config files (the common `config` and a
+/// worktree's own `config.worktree`, which may not set extensions but is
+/// read all the same) mention any of `words` (lower case) anywhere, or
+/// cannot be read: a plain text search, so a key in any section or a
+/// comment counts (fail closed).
+fn config_mentions(fs: &dyn Fs, common: &str, words: &[&str]) -> bool {
+    ["config", "config.worktree"].iter().any(|file| {
+        let path = format!("{common}/{file}");
+        if absent(fs, &path) {
+            return false;
+        }
+        match fs.read_file(&path, CONFIG_MAX) {
+            Ok(raw) if raw.len() <= CONFIG_MAX => {
+                let text = String::from_utf8_lossy(&raw).to_ascii_lowercase();
+                words.iter().any(|w| text.contains(w))
+            }
+            _ => true,
+        }
+    })
+}
+
 /// No replace refs, alternates, partial clone, or formats not read here.
 fn plain_store(fs: &dyn Fs, common: &str) -> bool {
     if !absent(fs, &format!("{common}/objects/info/alternates")) {
@@ -122,26 +131,12 @@ fn plain_store(fs: &dyn Fs, common: &str) -> bool {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         _ => return false,
     }
-    // The extensions live in the common config; a worktree's own file may
-    // not set them, but read it too (fail closed).
-    for file in ["config", "config.worktree"] {
-        let path = format!("{common}/{file}");
-        if absent(fs, &path) {
-            continue;
-        }
-        let Ok(raw) = fs.read_file(&path, CONFIG_MAX) else {
-            return false;
-        };
-        if raw.len() > CONFIG_MAX {
-            return false;
-        }
-        let text = String::from_utf8_lossy(&raw).to_ascii_lowercase();
-        if ["objectformat", "refstorage", "partialclone", "promisor"]
-            .iter()
-            .any(|k| text.contains(k))
-        {
-            return false;
-        }
+    if config_mentions(
+        fs,
+        common,
+        &["objectformat", "refstorage", "partialclone", "promisor"],
+    ) {
+        return false;
     }
     match packed_refs(fs, common) {
         Some(refs) => !refs.iter().any(|r| r.starts_with("refs/replace/")),
