@@ -90,23 +90,217 @@ pub(super) enum Unwrap {
     },
 }
 
-/// Options of a wrapper that take a separate value.
-pub(super) fn takes_value(base: &str, flag: &str) -> bool {
-    match base {
-        "timeout" => matches!(flag, "-s" | "--signal" | "-k" | "--kill-after"),
-        "nice" => matches!(flag, "-n" | "--adjustment"),
-        "ionice" => matches!(
-            flag,
-            "-c" | "--class" | "-n" | "--classdata" | "-p" | "--pid" | "-P" | "-u"
+/// How a wrapper reads one of its options.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Arity {
+    /// A switch.
+    Flag,
+    /// Takes a value: the rest of a short cluster (`-n10`), `--name=V`,
+    /// or the next word.
+    Value,
+    /// The wrapper does something else than run the command as it is:
+    /// writes a file (`time -o`), acts on other processes (`ionice -p`),
+    /// prints and exits (`--help`). Not a see-through wrapper.
+    Stop,
+}
+
+/// A see-through wrapper's command line, read the way its own parser reads
+/// it: every one of these stops at its first operand (getopt's `+`, or
+/// bash's builtin option reader), takes clusters of short options, glued
+/// values (`-aNAME`, `-oL`) and `--`; the GNU and util-linux ones also take
+/// unambiguous abbreviations of long options (`--sig=KILL`, `--verb`).
+struct WrapperSpec {
+    shorts: &'static [(char, Arity)],
+    longs: &'static [(&'static str, Arity)],
+    /// `nice -10`, `nice --5`: the niceness as an option.
+    number_option: bool,
+    /// Operands before the command (`timeout DURATION`).
+    leading_operands: usize,
+}
+
+use Arity::{Flag, Stop, Value};
+
+const GNU_INFO: &[(&str, Arity)] = &[("help", Stop), ("version", Stop)];
+
+fn wrapper_spec(base: &str) -> Option<WrapperSpec> {
+    let spec = |shorts, longs, number_option, leading_operands| WrapperSpec {
+        shorts,
+        longs,
+        number_option,
+        leading_operands,
+    };
+    Some(match base {
+        // bash builtins: short options only (`command -v` is a lookup,
+        // handled before).
+        "command" => spec(&[('p', Flag), ('v', Stop), ('V', Stop)], &[], false, 0),
+        "builtin" => spec(&[], &[], false, 0),
+        // `exec -l -a NAME`: a cluster ends in `a` and the next word is
+        // the name (`exec -la ls rm -f x` runs `rm`).
+        "exec" => spec(&[('c', Flag), ('l', Flag), ('a', Value)], &[], false, 0),
+        "nohup" => spec(&[], GNU_INFO, false, 0),
+        // GNU time: `-o FILE`, `-a` write a file the wrapped command does
+        // not show (rt20 F1); only its reporting switches and `-f FORMAT`
+        // leave it see-through.
+        "time" => spec(
+            &[
+                ('p', Flag),
+                ('v', Flag),
+                ('q', Flag),
+                ('f', Value),
+                ('o', Stop),
+                ('a', Stop),
+                ('V', Stop),
+            ],
+            &[
+                ("portability", Flag),
+                ("verbose", Flag),
+                ("quiet", Flag),
+                ("format", Value),
+                ("output", Stop),
+                ("append", Stop),
+                ("help", Stop),
+                ("version", Stop),
+            ],
+            false,
+            0,
         ),
-        "stdbuf" => matches!(
-            flag,
-            "-i" | "-o" | "-e" | "--input" | "--output" | "--error"
+        "nice" => spec(
+            &[('n', Value)],
+            &[("adjustment", Value), ("help", Stop), ("version", Stop)],
+            true,
+            0,
         ),
-        "exec" => matches!(flag, "-a"),
-        "time" => matches!(flag, "-f" | "--format"),
-        _ => false,
+        "timeout" => spec(
+            &[('s', Value), ('k', Value), ('v', Flag)],
+            &[
+                ("signal", Value),
+                ("kill-after", Value),
+                ("verbose", Flag),
+                ("foreground", Flag),
+                ("preserve-status", Flag),
+                ("help", Stop),
+                ("version", Stop),
+            ],
+            false,
+            1,
+        ),
+        "stdbuf" => spec(
+            &[('i', Value), ('o', Value), ('e', Value)],
+            &[
+                ("input", Value),
+                ("output", Value),
+                ("error", Value),
+                ("help", Stop),
+                ("version", Stop),
+            ],
+            false,
+            0,
+        ),
+        "setsid" => spec(
+            &[
+                ('c', Flag),
+                ('f', Flag),
+                ('w', Flag),
+                ('h', Stop),
+                ('V', Stop),
+            ],
+            &[
+                ("ctty", Flag),
+                ("fork", Flag),
+                ("wait", Flag),
+                ("help", Stop),
+                ("version", Stop),
+            ],
+            false,
+            0,
+        ),
+        // `ionice -p PID…`, `-P PGID…`, `-u UID…` read every later word as
+        // an id and change those processes (rt20 F2): nothing runs.
+        "ionice" => spec(
+            &[
+                ('c', Value),
+                ('n', Value),
+                ('t', Flag),
+                ('p', Stop),
+                ('P', Stop),
+                ('u', Stop),
+                ('h', Stop),
+                ('V', Stop),
+            ],
+            &[
+                ("class", Value),
+                ("classdata", Value),
+                ("ignore", Flag),
+                ("pid", Stop),
+                ("pgid", Stop),
+                ("uid", Stop),
+                ("help", Stop),
+                ("version", Stop),
+            ],
+            false,
+            0,
+        ),
+        _ => return None,
+    })
+}
+
+/// What one option word does: words it takes (itself included), whether it
+/// is one the table does not know (or misuses), or a [`Arity::Stop`].
+enum OptionWord {
+    Takes { words: usize, odd: bool },
+    Stop,
+}
+
+const fn take(words: usize, odd: bool) -> OptionWord {
+    OptionWord::Takes { words, odd }
+}
+
+fn read_option(spec: &WrapperSpec, v: &str) -> OptionWord {
+    if let Some(long) = v.strip_prefix("--") {
+        let (name, glued) = match long.split_once('=') {
+            Some((n, _)) => (n, true),
+            None => (long, false),
+        };
+        let exact = spec.longs.iter().find(|(l, _)| *l == name);
+        let mut prefixed = spec.longs.iter().filter(|(l, _)| l.starts_with(name));
+        let found = exact.or_else(|| match (prefixed.next(), prefixed.next()) {
+            (Some(one), None) if !name.is_empty() => Some(one),
+            _ => None,
+        });
+        return match found.map(|(_, a)| *a) {
+            Some(Stop) => OptionWord::Stop,
+            Some(Value) if glued => take(1, false),
+            Some(Value) => take(2, false),
+            Some(Flag) => take(1, glued),
+            // `nice --5`
+            None if spec.number_option && long.bytes().all(|b| b.is_ascii_digit()) => {
+                take(1, false)
+            }
+            None => take(1, true),
+        };
     }
+    let cluster = &v[1..];
+    if spec.number_option
+        && cluster
+            .strip_prefix(['+', '-'])
+            .unwrap_or(cluster)
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+    {
+        return take(1, false);
+    }
+    for (at, c) in cluster.char_indices() {
+        match spec.shorts.iter().find(|(s, _)| *s == c).map(|(_, a)| *a) {
+            Some(Flag) => {}
+            Some(Stop) => return OptionWord::Stop,
+            Some(Value) => {
+                let glued = at + c.len_utf8() < cluster.len();
+                return take(if glued { 1 } else { 2 }, false);
+            }
+            None => return take(1, true),
+        }
+    }
+    take(1, false)
 }
 
 /// Decide how one wrapper layer is removed.
@@ -124,78 +318,40 @@ pub(super) fn unwrap_one(base: &str, argv: &[Word]) -> Unwrap {
     {
         return Unwrap::No;
     }
-    match base {
-        "command" | "builtin" | "exec" | "nohup" | "time" | "nice" | "timeout" | "stdbuf"
-        | "setsid" | "ionice" => {
-            let mut i = 1;
-            let mut odd = false;
-            while let Some(v) = lit(i) {
-                if v == "--" {
-                    i += 1;
-                    break;
-                }
-                if !v.starts_with('-') || v == "-" {
-                    break;
-                }
-                // GNU time's `-o FILE`/`--output=FILE` (and `-a`, `-f`)
-                // write a file the wrapped command does not show (rt20 F1:
-                // `command time -o ~/.ssh/authorized_keys …`): only its
-                // reporting switches leave it a see-through wrapper.
-                if base == "time"
-                    && !matches!(
-                        v.as_str(),
-                        "-p" | "--portability"
-                            | "-v"
-                            | "--verbose"
-                            | "-q"
-                            | "--quiet"
-                            | "-f"
-                            | "--format"
-                    )
-                    && !v.starts_with("-f")
-                    && !v.starts_with("--format=")
-                {
-                    return Unwrap::No;
-                }
-                // `ionice -p PID…`, `-P PGID…`, `-u UID…` read every word after
-                // as an id and change those processes (rt20 F2): nothing runs.
-                if base == "ionice"
-                    && ["-p", "-P", "-u", "--pid", "--pgid", "--uid"]
-                        .iter()
-                        .any(|f| {
-                            v == *f
-                                || (f.len() == 2 && v.starts_with(f))
-                                || v.starts_with(&format!("{f}="))
-                        })
-                {
-                    return Unwrap::No;
-                }
-                // `nice -10`, `-n10`, `--signal=KILL` carry their value.
-                if takes_value(base, &v) {
-                    i += 2;
-                } else {
-                    if base == "command" && !matches!(v.as_str(), "-p" | "-v" | "-V") {
-                        odd = true;
-                    }
-                    i += 1;
-                }
+    if let Some(spec) = wrapper_spec(base) {
+        let mut i = 1;
+        let mut odd = false;
+        while let Some(v) = lit(i) {
+            if v == "--" {
+                i += 1;
+                break;
             }
-            if base == "timeout" {
-                // DURATION
-                if lit(i).is_some() {
-                    i += 1;
-                } else if argv.get(i).is_some() {
-                    odd = true;
-                    i += 1;
-                }
+            if !v.starts_with('-') || v == "-" {
+                break;
             }
-            Unwrap::Strip {
-                skip: i,
-                chdir: None,
-                assigns: Vec::new(),
-                odd,
+            match read_option(&spec, &v) {
+                OptionWord::Stop => return Unwrap::No,
+                OptionWord::Takes { words, odd: o } => {
+                    odd |= o;
+                    i += words;
+                }
             }
         }
+        for _ in 0..spec.leading_operands {
+            // `timeout DURATION`: a dynamic one is still one word.
+            if argv.get(i).is_some() {
+                odd |= lit(i).is_none();
+                i += 1;
+            }
+        }
+        return Unwrap::Strip {
+            skip: i,
+            chdir: None,
+            assigns: Vec::new(),
+            odd,
+        };
+    }
+    match base {
         "env" => {
             let mut i = 1;
             let mut chdir = None;
