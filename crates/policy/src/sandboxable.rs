@@ -505,6 +505,7 @@ const LOCAL_QUERIES: &[(&str, &[&str])] = &[
     ("helm", &["show", "readme"]),
     ("helm", &["show", "values"]),
     ("conda", &["list"]),
+    ("terraform", &["workspace", "show"]),
 ];
 
 /// Whether the parsed call is one of [`LOCAL_QUERIES`], its subcommands

@@ -283,6 +283,143 @@ pub fn is_secret_path(path: &str) -> bool {
     false
 }
 
+/// How a recursive reader walks a tree, for [`tree_holds_secret`].
+#[derive(Clone, Debug, Default)]
+pub struct TreeWalk {
+    /// Dot-named entries are skipped (ripgrep's default). An ignore file
+    /// with a `!` line may whitelist one again: the walk then counts them.
+    pub skip_hidden: bool,
+    /// Links met in the tree are followed (`grep -R`, `rg -L`): what they
+    /// lead to is read under the link's name.
+    pub follow_links: bool,
+    /// Only files whose base name matches one of these are read (`grep
+    /// --include=GLOB`, `rg -g GLOB`), hidden ones too for ripgrep (its
+    /// globs come before its hidden rule); empty: every file.
+    pub include: Vec<String>,
+    /// Files whose base name matches one of these are not read (`grep
+    /// --exclude`, `rg -g '!GLOB'`).
+    pub exclude: Vec<String>,
+}
+
+impl TreeWalk {
+    /// Whether the walk reads a file of this base name, hidden or not.
+    fn reads(&self, name: &str, hidden_skipped: bool) -> bool {
+        // A glob with a `/` (or `**`) is matched against the path: not
+        // modelled, so it matches every name (reads more, asks more).
+        let m = |g: &String| g.contains('/') || glob_match_any(g, name, false);
+        if self
+            .exclude
+            .iter()
+            .any(|g| !g.contains('/') && glob_match_any(g, name, false))
+        {
+            return false;
+        }
+        if self.include.is_empty() {
+            !hidden_skipped
+        } else {
+            self.include.iter().any(m)
+        }
+    }
+}
+
+/// Whether a recursive reader of `dir` (`grep -rn TOKEN .`, `rg --hidden
+/// x`, `git grep --untracked x`) reads a file that looks like a secret
+/// (§15.3), or the tree cannot be walked within [`resolve::MAX_TREE_ENTRIES`]
+/// (unknown counts as holding one). Templates (`.env.example`) are not
+/// secrets. rt21 F3: `grep -rh '' .` printed the project's untracked `.env`.
+pub fn tree_holds_secret(fs: &dyn Fs, dir: &str, walk: &TreeWalk) -> bool {
+    let mut queue = vec![dir.trim_end_matches('/').to_string()];
+    let mut seen = std::collections::HashSet::new();
+    let mut budget = resolve::MAX_TREE_ENTRIES;
+    let mut whitelisting = false;
+    while let Some(d) = queue.pop() {
+        if !seen.insert(d.clone()) {
+            continue;
+        }
+        let entries = match fs.read_dir_kinds(&d) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => continue,
+            Err(_) => return true,
+        };
+        for (name, kind) in entries {
+            if budget == 0 {
+                return true;
+            }
+            budget -= 1;
+            let p = if d.is_empty() {
+                format!("/{name}")
+            } else {
+                format!("{d}/{name}")
+            };
+            if walk.skip_hidden
+                && matches!(name.as_str(), ".gitignore" | ".ignore" | ".rgignore")
+                && ignore_file_whitelists(fs, &p)
+            {
+                whitelisting = true;
+            }
+            let hidden = walk.skip_hidden && name.starts_with('.');
+            if hidden && kind == crate::fs::FileKind::Dir {
+                continue;
+            }
+            let mut kind = kind;
+            let mut target = None;
+            if kind == crate::fs::FileKind::Symlink && walk.follow_links {
+                match resolve::kernel(fs, &p, true) {
+                    Kernel::Path(t) => {
+                        kind = fs.stat(&t).unwrap_or(crate::fs::FileKind::Other);
+                        target = Some(t);
+                    }
+                    Kernel::Unresolvable => return true,
+                }
+            }
+            if kind == crate::fs::FileKind::Dir {
+                if !hidden {
+                    queue.push(target.unwrap_or(p));
+                }
+                continue;
+            }
+            if !walk.reads(&name, hidden) {
+                continue;
+            }
+            let secret = |path: &str| is_secret_path(path) && !is_template(path);
+            if secret(&p) || target.as_deref().is_some_and(secret) {
+                return true;
+            }
+        }
+    }
+    if whitelisting {
+        return tree_holds_secret(
+            fs,
+            dir,
+            &TreeWalk {
+                skip_hidden: false,
+                ..walk.clone()
+            },
+        );
+    }
+    false
+}
+
+/// A template of a secret file, holding placeholders (`.env.example`,
+/// `secrets.yaml.sample`).
+pub fn is_template(path: &str) -> bool {
+    const MARKERS: &[&str] = &[".example", ".sample", ".template", ".dist", ".tmpl", ".tpl"];
+    let name = lower(paths::basename(path));
+    MARKERS.iter().any(|m| name.ends_with(m))
+}
+
+/// Whether an ignore file has a negated pattern (`!.env`), which makes
+/// ripgrep search a hidden file it would skip; an unreadable one counts.
+fn ignore_file_whitelists(fs: &dyn Fs, path: &str) -> bool {
+    match fs.read_file(path, 1 << 20) {
+        Ok(raw) => raw
+            .split(|b| *b == b'\n')
+            .any(|l| l.trim_ascii_start().starts_with(b"!")),
+        Err(_) => true,
+    }
+}
+
 /// Whether a glob **segment** could match a secret name (used when the
 /// directory cannot be listed). `dot_rule`: bash's pathname expansion (a
 /// leading `.` must be literal); false for git pathspecs and search

@@ -205,12 +205,30 @@ pub(super) fn reads_stay_safe(
         if b.follows_in(is_dir) && !resolve::tree_stays_within(ctx.fs, &t.path, &roots, ci) {
             return false;
         }
+        // Trees in the read roots (`grep -rl x /usr/share/doc`) keep their
+        // own exclusions; a safe space's tree is walked for secrets.
+        if let Some(walk) = content_walk(inv, &b, is_dir).filter(|_| any) {
+            if crate::fs::is_dir(ctx.fs, &t.path)
+                && secrets::tree_holds_secret(ctx.fs, &t.path, &walk)
+            {
+                return false;
+            }
+        }
     }
     // Without a file operand, recursive readers read the working directory
     // (`grep -R key`, `rg --follow key`, `tree -l`).
-    if (b.follows_links || b.recursive_read)
-        && !c.touches.iter().any(|t| t.kind == TouchKind::Operand)
-    {
+    // Whether the call names what it reads: by the program model, an
+    // operand read or listed (a glob of `rg -g` filters the tree and the
+    // pattern is text: `rg -g '*' TOKEN` reads the working directory);
+    // without a model, any operand.
+    let names_tree = match inv.reading.as_ref() {
+        Some(r) => r.parsed.operands().iter().any(|op| {
+            use shellgate_programs::spec::Role;
+            matches!(op.role, Role::Read | Role::List | Role::ReadWrite)
+        }),
+        None => c.touches.iter().any(|t| t.kind == TouchKind::Operand),
+    };
+    if (b.follows_links || b.recursive_read) && !names_tree {
         let Some(cwd) = inv.cwd.as_deref() else {
             return false;
         };
@@ -222,8 +240,96 @@ pub(super) fn reads_stay_safe(
         if b.follows_links && !resolve::tree_stays_within(ctx.fs, &cwd, &roots, ci) {
             return false;
         }
+        let in_roots = roots.iter().any(|r| within(&cwd, r, ci));
+        if let Some(walk) = content_walk(inv, &b, true).filter(|_| in_roots) {
+            if secrets::tree_holds_secret(ctx.fs, &cwd, &walk) {
+                return false;
+            }
+        }
+    }
+    // `git grep --untracked|--no-index` reads the work tree below the
+    // working directory, not the index.
+    if inv.base() == "git" && greps_work_tree(inv) {
+        let Some(cwd) = inv.cwd.as_deref() else {
+            return false;
+        };
+        let walk = secrets::TreeWalk::default();
+        if secrets::tree_holds_secret(ctx.fs, &paths::normalize(cwd), &walk) {
+            return false;
+        }
     }
     true
+}
+
+/// How a reader that prints what it reads walks a directory operand (or
+/// the working directory): grep's `-r`/`-R`, ripgrep, ag, ack, `diff -r`.
+/// `None` for readers that list names only (`ls -R`, `tree`, `du`, `find`).
+/// ripgrep skips dot-names unless told otherwise (`--hidden`, `-uu`, a
+/// glob or an ignore file that whitelists one, a config file in
+/// `RIPGREP_CONFIG_PATH`).
+fn content_walk(
+    inv: &analyze::Invocation,
+    b: &protected::Behaviour,
+    is_dir: bool,
+) -> Option<secrets::TreeWalk> {
+    let base = inv.base();
+    let prints = match base.as_str() {
+        "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack" => b.recursive_read,
+        "diff" => b.reads_tree(is_dir),
+        _ => false,
+    };
+    if !prints {
+        return None;
+    }
+    let mut walk = secrets::TreeWalk {
+        follow_links: b.follows_links,
+        ..Default::default()
+    };
+    let Some(r) = inv.reading.as_ref() else {
+        // Not read by the model: every file, hidden ones too.
+        return Some(walk);
+    };
+    let p = &r.parsed;
+    let args = r.args();
+    let mut hidden = false;
+    for o in &p.opts {
+        let value = o.value.and_then(|v| p.value_text(&args, v));
+        let name = o.opt.name.as_str();
+        match (base.as_str(), name, value) {
+            ("rg", "-g" | "--glob" | "--iglob", Some(g)) => match g.strip_prefix('!') {
+                Some(neg) => walk.exclude.push(neg.to_string()),
+                None => walk.include.push(g.to_string()),
+            },
+            ("grep" | "egrep" | "fgrep", "--include", Some(g)) => walk.include.push(g.to_string()),
+            ("grep" | "egrep" | "fgrep", "--exclude", Some(g)) => walk.exclude.push(g.to_string()),
+            ("rg", "-." | "--hidden" | "-u" | "--ignore-file", _) => hidden = true,
+            // A glob or filter whose text is not known reads anything.
+            ("rg", "-g" | "--glob" | "--iglob", None)
+            | ("grep" | "egrep" | "fgrep", "--include" | "--exclude", None) => {
+                return Some(secrets::TreeWalk {
+                    follow_links: b.follows_links,
+                    ..Default::default()
+                })
+            }
+            _ => {}
+        }
+    }
+    walk.skip_hidden =
+        base == "rg" && !hidden && !inv.env.iter().any(|a| a.starts_with("RIPGREP_CONFIG_PATH"));
+    Some(walk)
+}
+
+/// `git grep --untracked` / `--no-index`.
+fn greps_work_tree(inv: &analyze::Invocation) -> bool {
+    inv.reading.as_ref().is_some_and(|r| {
+        let p = &r.parsed;
+        let grep = p
+            .nodes
+            .get(1)
+            .and_then(|n| n.names.first())
+            .is_some_and(|s| s == "grep");
+        grep && (p.has("--untracked") || p.has("--no-index"))
+    })
 }
 
 /// Whether the program word is one that `PATH` may find inside a safe root
@@ -597,6 +703,14 @@ fn prints_content(inv: &analyze::Invocation) -> bool {
         return true;
     };
     let p = &r.parsed;
+    // Searches of the content itself answer questions about it whatever is
+    // printed (rt21 F2: `git log -G '^API_TOKEN=S' --format=%h` listed a
+    // commit or nothing, six queries a character of a staged token):
+    // pickaxe `-S`/`-G`, and `-I REGEX`, which changes `--stat` and the
+    // exit code by what the lines hold.
+    if ["-S", "-G", "-I"].iter().any(|n| p.has(n)) {
+        return true;
+    }
     let sub = |d: usize| {
         p.nodes
             .get(d)
@@ -738,9 +852,7 @@ pub(super) fn git_prints_staged_secret(inv: &analyze::Invocation, ctx: &Context)
 /// committed on purpose, as many repositories do, and not a secret; naming
 /// it still asks (§8.3), but it does not make every diff ask.
 fn template(path: &str) -> bool {
-    const MARKERS: &[&str] = &[".example", ".sample", ".template", ".dist", ".tmpl", ".tpl"];
-    let name = paths::basename(path).to_ascii_lowercase();
-    MARKERS.iter().any(|m| name.ends_with(m))
+    secrets::is_template(path)
 }
 
 /// Whether the index of the repository git opens holds a secret-looking
@@ -785,6 +897,12 @@ fn index_holds_secret(inv: &analyze::Invocation, ctx: &Context) -> bool {
 fn pathspec_limit(inv: &analyze::Invocation, ctx: &Context, cwd: &str) -> Option<Vec<String>> {
     let r = inv.reading.as_ref()?;
     let p = &r.parsed;
+    // `--full-diff`: the pathspec picks the commits, each shown whole
+    // (rt21 F1: `git log --full-diff -p -- README.md` printed a `.env`
+    // changed in the same commit).
+    if p.has("--full-diff") {
+        return None;
+    }
     let dd = p.dashdash?;
     let args = r.args();
     let specs: Vec<&str> = p
