@@ -414,7 +414,14 @@ fn inline_reverse_shell(l: Lang, code: &str) -> bool {
                 ],
             ) && any(code, &["child_process", "spawn", "exec"])
         }
-        Lang::Lua => code.contains("socket") && any(code, &["os.execute", "io.popen"]),
+        // A connection, not the module's name (`lua -l socket -e
+        // 'os.execute("rm -rf /")'` is a delete, rt22 F7).
+        Lang::Lua => {
+            any(
+                code,
+                &["socket.connect", "socket.tcp", ":connect(", "socket.udp"],
+            ) && any(code, &["os.execute", "io.popen"])
+        }
         Lang::Shell => false,
     }
 }

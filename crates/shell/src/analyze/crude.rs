@@ -21,6 +21,9 @@ impl Walker<'_> {
     }
 
     pub(super) fn crude_scan(&mut self, text: &str, cwd: Option<&str>) {
+        if fork_bomb_shape(text) {
+            self.out.fork_bomb = true;
+        }
         let mut segment_starts_pipe = false;
         let mut prev_downloader = false;
         for (kind, seg) in crude_segments(text) {
@@ -105,4 +108,35 @@ pub(super) fn crude_segments(text: &str) -> Vec<(char, String)> {
     out.push((kind, cur));
     out.retain(|(_, s)| !s.trim().is_empty());
     out
+}
+
+/// The fork bomb's shape in text the parser refused (`:(){:|:&};:`, which
+/// bash itself rejects but other gates' suites list verbatim): `NAME()`
+/// whose body pipes NAME into NAME in the background, then NAME. Spaces are
+/// ignored.
+fn fork_bomb_shape(text: &str) -> bool {
+    let t: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    let Some(open) = t.find("(){") else {
+        return false;
+    };
+    let name = &t[..open];
+    let name = name.rsplit([';', '&', '|', '\n']).next().unwrap_or(name);
+    if name.is_empty() || name.len() > 64 {
+        return false;
+    }
+    let body = &t[open + 3..];
+    body.starts_with(&format!("{name}|{name}&")) && body.contains(&format!("}};{name}"))
+}
+
+#[cfg(test)]
+mod fork_bomb_tests {
+    use super::fork_bomb_shape;
+
+    #[test]
+    fn shapes() {
+        assert!(fork_bomb_shape(":(){:|:&};:"));
+        assert!(fork_bomb_shape("bomb(){ bomb|bomb& };bomb"));
+        assert!(!fork_bomb_shape("f(){ ls; };f"));
+        assert!(!fork_bomb_shape("f(){ f|g& };f"));
+    }
 }

@@ -396,7 +396,8 @@ pub(super) fn shell_code_text(base: &str, argv: &[Word], home: &str) -> Option<S
 pub(super) fn has_inline_code(base: &str, argv: &[Word]) -> bool {
     let shellish = is_shell(base) || base == "fish";
     let node = base == "node" || base == "nodejs" || crate::verbs::versioned(base, "node");
-    for w in argv.iter().skip(1) {
+    let mut words = argv.iter().skip(1).peekable();
+    while let Some(w) = words.next() {
         let Some(v) = w.literal() else {
             continue;
         };
@@ -406,6 +407,19 @@ pub(super) fn has_inline_code(base: &str, argv: &[Word]) -> bool {
         if !v.starts_with('-') {
             // The script operand ends the interpreter's own options.
             break;
+        }
+        // An option taking the next word as its value (`python3 -W ignore
+        // -c CODE`, `ruby -I lib -e CODE`): that word is not the script
+        // (rt22 F1). A value that looks like an option is read as one
+        // (`ruby -F -e CODE`: `-F` takes no separate value).
+        if takes_separate_value(base, &v)
+            && words
+                .peek()
+                .and_then(|n| n.literal())
+                .is_some_and(|n| !n.starts_with('-'))
+        {
+            words.next();
+            continue;
         }
         let lower = v.to_ascii_lowercase();
         if base.starts_with("pwsh") || base.starts_with("powershell") {
@@ -456,6 +470,63 @@ pub(super) fn has_inline_code(base: &str, argv: &[Word]) -> bool {
     false
 }
 
+/// Whether an interpreter's option word takes the next word as its value:
+/// a lone valued option, or a cluster of switches ending in one (`-bW
+/// ignore`). Lists per interpreter; an option not listed is a switch.
+fn takes_separate_value(base: &str, v: &str) -> bool {
+    let (short, long): (&str, &[&str]) = if base.starts_with("python") {
+        ("WX", &["--check-hash-based-pycs"])
+    } else if base == "node" || base == "nodejs" || crate::verbs::versioned(base, "node") {
+        (
+            "rC",
+            &[
+                "--require",
+                "--import",
+                "--loader",
+                "--experimental-loader",
+                "--conditions",
+                "--input-type",
+                "--title",
+                "--env-file",
+                "--inspect-port",
+                "--redirect-warnings",
+                "--report-dir",
+                "--report-filename",
+                "--disable-warning",
+                "--watch-path",
+                "--icu-data-dir",
+                "--openssl-config",
+                "--dns-result-order",
+                "--unhandled-rejections",
+                "--diagnostic-dir",
+                "--cpu-prof-dir",
+                "--heap-prof-dir",
+            ],
+        )
+    } else if base.starts_with("ruby") {
+        ("IrCExF", &[])
+    } else if base.starts_with("perl") {
+        ("Ix", &[])
+    } else if base.starts_with("php") {
+        ("dcztS", &[])
+    } else if base.starts_with("lua") {
+        ("l", &[])
+    } else {
+        return false;
+    };
+    if v.starts_with("--") {
+        return long.contains(&v);
+    }
+    // The last letter of a cluster takes the next word only when every
+    // letter before it is a switch (a valued letter earlier takes the rest
+    // of the word instead).
+    let letters = &v[1..];
+    match letters.char_indices().find(|(_, c)| short.contains(*c)) {
+        Some((at, c)) => at + c.len_utf8() == letters.len(),
+        None => false,
+    }
+}
+
 /// Index of the interpreter's program operand (the first non-option word).
 pub(super) fn program_operand_index(base: &str, argv: &[Word]) -> Option<usize> {
     let mut i = 1;
@@ -483,7 +554,15 @@ pub(super) fn program_operand_index(base: &str, argv: &[Word]) -> Option<usize> 
                 i += 2;
                 continue;
             }
-            i += 1;
+            let value_follows = argv
+                .get(i + 1)
+                .and_then(Word::literal)
+                .is_some_and(|n| !n.starts_with('-'));
+            i += if takes_separate_value(base, &v) && value_follows {
+                2
+            } else {
+                1
+            };
             continue;
         }
         return Some(i);

@@ -589,6 +589,16 @@ impl Walker<'_> {
                 None => self.reason("dynamic_shell_string"),
             }
         }
+        // `git clone -c core.fsmonitor=CMD`: the setting's command is
+        // checked like `git -c` (rt22 F3).
+        if p.program.id == "git" {
+            for o in p.opts.iter().filter(|o| o.depth >= 1 && o.opt.name == "-c") {
+                let text = o.value.and_then(|v| p.value_text(&args, v));
+                if let Some(cmd) = text.and_then(super::reasons::git_config_command) {
+                    self.ungated_text(&cmd, own_cwd, ctx);
+                }
+            }
+        }
         let ops = reading.operands();
         let mut argv_start: Option<usize> = None;
         for op in &ops {
@@ -602,6 +612,30 @@ impl Walker<'_> {
                 },
                 Role::Argv if argv_start.is_none() => argv_start = Some(op.at),
                 _ => {}
+            }
+        }
+        // `git bisect run CMD ARGS…`: git hands the command line to a shell
+        // (rt22 F2: `git bisect run rm -rf /`); hard deny reads it.
+        let sub = |d: usize| {
+            p.nodes
+                .get(d)
+                .and_then(|n| n.names.first())
+                .map(|n| n.as_str())
+        };
+        if p.program.id == "git" && sub(1) == Some("bisect") && sub(2) == Some("run") {
+            if let Some(op) = ops.iter().find(|op| op.role == Role::Exec) {
+                let words = argv.get(op.at + 1..).unwrap_or_default();
+                match words.iter().map(Word::literal).collect::<Option<Vec<_>>>() {
+                    Some(lits) => {
+                        let text = lits
+                            .iter()
+                            .map(|w| super::crude::shell_quote(w))
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        self.ungated_text(&text, own_cwd, ctx);
+                    }
+                    None => self.reason("dynamic_shell_string"),
+                }
             }
         }
         // A runner's command line: walked ungated (hard deny sees what it

@@ -97,7 +97,11 @@ impl Walker<'_> {
                     self.check_code_word(argv, i, proc_bodies, s);
                 }
                 // A literal eval string is still checked for hard deny.
-                let lits: Option<Vec<String>> = argv.iter().skip(1).map(Word::literal).collect();
+                // Its words are expanded before eval joins and re-reads them
+                // (rt22 F5: `eval rm -rf ~`).
+                let home = self.env.home.clone();
+                let lits: Option<Vec<String>> =
+                    argv.iter().skip(1).map(|w| w.expanded(&home)).collect();
                 if let Some(l) = lits {
                     self.ungated_text(&l.join(" "), own_cwd, ctx);
                 }
@@ -177,6 +181,13 @@ impl Walker<'_> {
                         || v.starts_with("--config-env")
                     {
                         self.reason("git_config_override");
+                        // A command the setting runs is checked for hard deny
+                        // like `bash -c` (§15.15, rt22 F3: `git -c
+                        // core.fsmonitor='rm -rf ~' status`).
+                        if let Some(cmd) = setting.as_ref().and_then(|(t, _)| git_config_command(t))
+                        {
+                            self.ungated_text(&cmd, own_cwd, ctx);
+                        }
                         break;
                     }
                     if next == i {
@@ -205,7 +216,9 @@ impl Walker<'_> {
                 }
                 for r in &s.redirects {
                     if let crate::syntax::RedirTarget::HereString(w) = &r.target {
-                        if let Some(v) = w.literal() {
+                        // bash expands `~` and `$HOME` in a here-string
+                        // (rt22 F5: `xargs rm -rf <<< ~`).
+                        if let Some(v) = w.expanded(&self.env.home) {
                             inputs.extend(v.split_whitespace().map(str::to_string));
                         }
                     }
@@ -304,6 +317,48 @@ impl Walker<'_> {
             _ => {}
         }
     }
+}
+
+/// The command a `git -c NAME=VALUE` setting runs, when NAME is one git
+/// runs through a shell: hooks into the work tree and transports
+/// (`core.fsmonitor`, `core.sshCommand`), pagers and editors, diff and
+/// merge drivers, filters, signing programs, and aliases and credential
+/// helpers spelled `!CMD`.
+pub(super) fn git_config_command(setting: &str) -> Option<String> {
+    let (name, value) = setting.split_once('=')?;
+    let name = name.to_ascii_lowercase();
+    let parts: Vec<&str> = name.split('.').collect();
+    let (first, last) = (parts.first().copied()?, parts.last().copied()?);
+    let runs = matches!(
+        name.as_str(),
+        "core.fsmonitor"
+            | "core.pager"
+            | "core.sshcommand"
+            | "core.editor"
+            | "core.askpass"
+            | "core.gitproxy"
+            | "sequence.editor"
+            | "diff.external"
+            | "gpg.program"
+            | "uploadpack.packobjectshook"
+    ) || first == "pager"
+        || (parts.len() == 3
+            && matches!(
+                (first, last),
+                ("diff", "command" | "textconv")
+                    | ("filter", "clean" | "smudge" | "process")
+                    | ("merge", "driver")
+                    | ("gpg", "program")
+                    | ("remote", "uploadpack" | "receivepack")
+            ));
+    if runs {
+        return Some(value.to_string());
+    }
+    let helper = first == "alias" || (first == "credential" && last == "helper");
+    value
+        .strip_prefix('!')
+        .filter(|_| helper)
+        .map(str::to_string)
 }
 
 /// Names whose assignment changes what runs (§3.4).

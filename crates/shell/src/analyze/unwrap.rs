@@ -429,14 +429,71 @@ pub(super) fn env_split_string(argv: &[Word]) -> Option<Vec<Word>> {
         } else {
             return None;
         };
-        let mut out: Vec<Word> = text
-            .split_whitespace()
+        let mut out: Vec<Word> = split_string(&text)?
+            .iter()
             .map(|t| Word::analyze(&shell_quote(t), w.start))
             .collect();
         out.extend(argv.iter().skip(rest_from).cloned());
         return (!out.is_empty()).then_some(out);
     }
     None
+}
+
+/// GNU env's `-S STRING` split (rt22 F4: `env -S "bash -c 'rm -rf ~'"`
+/// hands `rm -rf ~` to bash as one word): whitespace separates, `'…'` is
+/// literal but for `\\` and `\'`, `"…"` takes backslash escapes, `\_` is a
+/// space (separating outside quotes), `\c` ends the string, `#` starting a
+/// word begins a comment. `${VAR}`, an unknown escape or an unterminated
+/// quote: `None` (not read).
+fn split_string(text: &str) -> Option<Vec<String>> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cur: Option<String> = None;
+    let mut chars = text.chars().peekable();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c') => {
+                out.extend(cur.take());
+            }
+            (None, '#') if cur.is_none() => break,
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                cur.get_or_insert_with(String::new);
+            }
+            (Some(q), _) if c == q => quote = None,
+            (_, '$') if chars.peek() == Some(&'{') => return None,
+            (q, '\\') => {
+                let e = chars.next()?;
+                let word = cur.get_or_insert_with(String::new);
+                match (q, e) {
+                    (_, '\\' | '\'') => word.push(e),
+                    (Some('\''), _) => {
+                        word.push('\\');
+                        word.push(e);
+                    }
+                    (_, '"' | '$' | '#') => word.push(e),
+                    (None, '_') => out.extend(cur.take()),
+                    (_, '_') => word.push(' '),
+                    (_, 't') => word.push('\t'),
+                    (_, 'n') => word.push('\n'),
+                    (_, 'r') => word.push('\r'),
+                    (_, 'f') => word.push('\x0c'),
+                    (_, 'v') => word.push('\x0b'),
+                    (_, 'c') => {
+                        out.extend(cur.take());
+                        return Some(out);
+                    }
+                    _ => return None,
+                }
+            }
+            _ => cur.get_or_insert_with(String::new).push(c),
+        }
+    }
+    if quote.is_some() {
+        return None;
+    }
+    out.extend(cur.take());
+    Some(out)
 }
 
 /// Unwrap without side effects (inner commands of xargs, crude scans).
