@@ -593,6 +593,30 @@ pub(super) fn check(c: &Cmd) -> Option<Denial> {
             }
             None
         }
+        // `service UNIT stop|restart…` (SysV `service(8)`, which hands
+        // over to systemctl where systemd runs): the same units.
+        "service" => {
+            let words: Vec<&XArg> = c
+                .args
+                .iter()
+                .filter(|a| !a.text().starts_with('-'))
+                .collect();
+            let (Some(unit), Some(verb)) = (words.first(), words.get(1)) else {
+                return None;
+            };
+            let stops = matches!(
+                verb.text(),
+                "stop" | "restart" | "force-stop" | "force-reload" | "try-restart" | "kill"
+            );
+            (stops && super::destructive::unit_matches(unit, holds_gate))
+                .then(|| {
+                    deny(
+                        SELF,
+                        format!("service {} {} stops the gate", unit.raw, verb.text()),
+                    )
+                })
+                .flatten()
+        }
         "launchctl" => {
             // macOS: unloading, stopping or removing the gate's agent.
             let verb = c

@@ -107,6 +107,7 @@ impl Walker<'_> {
         if program_from_stdin(base, argv) {
             let _ = stdin_piped || stdin_code;
             self.reason("stdin_program");
+            self.stdin_program_text(base, redirects, stdin_piped, own_cwd, ctx);
             // Its program arrives through a redirect carrying a download
             // (`bash < <(curl …)`, `sh <<< "$(wget …)"`).
             for r in redirects {
@@ -169,6 +170,62 @@ impl Walker<'_> {
         let home = self.env.home.clone();
         if let Some(text) = shell_code_text(base, argv, &home) {
             self.ungated_text(&text, own_cwd, ctx);
+        }
+    }
+
+    /// A program on standard input whose text the gate can read: a
+    /// here-string, a heredoc (a quoted delimiter's body as written, an
+    /// unquoted one's when it expands nothing) (`sh <<< 'rm -rf /'`,
+    /// `bash <<'EOF'` … `rm -rf ~`). Still
+    /// complex; what it hands to a shell is checked for hard deny like
+    /// `bash -c` (other gates' suites deny these).
+    fn stdin_program_text(
+        &mut self,
+        base: &str,
+        redirects: &[Redirect],
+        stdin_piped: bool,
+        own_cwd: Option<&str>,
+        ctx: &Ctx,
+    ) {
+        let home = self.env.home.clone();
+        let mut texts: Vec<String> = Vec::new();
+        for r in redirects {
+            match &r.target {
+                RedirTarget::HereString(w) => texts.extend(w.expanded(&home)),
+                RedirTarget::HereDoc {
+                    body,
+                    expands: false,
+                } => texts.push(body.raw.clone()),
+                RedirTarget::HereDoc {
+                    body,
+                    expands: true,
+                } => {
+                    // Nothing to expand: the body as written.
+                    if !body.raw.contains(['$', '`', '\\']) {
+                        texts.push(body.raw.clone());
+                    } else {
+                        texts.extend(body.expanded(&home));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // A literal `echo 'rm -rf /' | sh` stays an ordinary complex ask:
+        // SPEC §3.2 names it, and the shared cases adv-223 and cx-070 pin
+        // it (noted on issue 17 as a SPEC question).
+        let _ = stdin_piped;
+        let shell = is_shell(base);
+        for text in texts {
+            if shell {
+                self.ungated_text(&text, own_cwd, ctx);
+                continue;
+            }
+            for cmd in super::code::shell_strings(&text) {
+                self.ungated_text(&cmd, own_cwd, ctx);
+            }
+            if super::code::forks_without_bound(&text) {
+                self.out.fork_bomb = true;
+            }
         }
     }
 
