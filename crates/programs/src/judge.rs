@@ -341,6 +341,19 @@ pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
         if o.opt.has(fx::ONESHOT) {
             out.push(format!("oneshot_option:{name}:{}", o.opt.name));
         }
+        // A network program sending a local file (`curl -T f URL`, `-d @f`,
+        // `-F x=@f`): a grant for its verb (a session's `curl localhost`)
+        // does not cover an upload to anywhere (rt23).
+        if matches!(leaf.kind, Kind::Network) || matches!(p.program.root.kind, Kind::Network) {
+            let text = o.value.and_then(|v| p.value_text(args, v));
+            let sends = match o.opt.value {
+                Role::AtFile => text.is_none_or(|t| at_file(t).is_some()),
+                _ => name == "curl" && o.opt.name == "-T",
+            };
+            if sends {
+                out.push(format!("upload:{name}:{}", o.opt.name));
+            }
+        }
         // A list of files named elsewhere (`--files0-from`, `tar -T`): what
         // it reads is not what the human saw (§15.2).
         if o.opt.arity != Arity::None && o.opt.value == Role::FileList {

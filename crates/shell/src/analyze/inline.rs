@@ -451,6 +451,36 @@ pub(super) fn shell_code_text(base: &str, argv: &[Word], home: &str) -> Option<S
 
 /// Inline code flags per interpreter (§4.2, §15.6).
 pub(super) fn has_inline_code(base: &str, argv: &[Word]) -> bool {
+    interpreter_flags_run_code(base, argv) || framework_console_code(base, argv)
+}
+
+/// A framework's console handed code on its command line, through the
+/// interpreter that runs it (rt23: under a grant for `php`, `php artisan
+/// tinker --execute='…'` copied a key out unasked): `artisan tinker
+/// --execute`, Django's `manage.py shell -c|--command`, `rails runner`.
+fn framework_console_code(base: &str, argv: &[Word]) -> bool {
+    let Some(at) = program_operand_index(base, argv) else {
+        return false;
+    };
+    let lit = |i: usize| argv.get(i).and_then(Word::literal);
+    let Some(script) = lit(at) else {
+        return false;
+    };
+    let script = crate::paths::basename(&script).to_string();
+    let sub = lit(at + 1);
+    let rest = || argv.iter().skip(at + 2).filter_map(Word::literal);
+    match (script.as_str(), sub.as_deref()) {
+        ("artisan", Some("tinker")) => rest().any(|v| v.starts_with("--execute")),
+        ("manage.py", Some("shell" | "shell_plus")) => rest().any(|v| {
+            v == "-c" || v.starts_with("--command") || (v.starts_with("-c") && !v.starts_with("--"))
+        }),
+        ("rails", Some("runner" | "r")) => true,
+        _ => false,
+    }
+}
+
+/// The interpreter's own options that take code (`-c`, `-e`, `-r`…).
+fn interpreter_flags_run_code(base: &str, argv: &[Word]) -> bool {
     let shellish = is_shell(base) || base == "fish";
     let node = base == "node" || base == "nodejs" || crate::verbs::versioned(base, "node");
     let mut words = argv.iter().skip(1).peekable();
