@@ -27,7 +27,7 @@
 //! command (`git status`, `git commit`) may run inside the sandbox only
 //! when it is already safe or granted ([`Fit::Passive`]).
 
-use shellgate_programs::{fx, judge, lookup, parse, Arg, Kind, Parsed, Role};
+use shellgate_programs::{argv, fx, judge, lookup, parse, Arg, Kind, Parsed, Role};
 use shellgate_shell::analyze::Invocation;
 use shellgate_shell::paths::{self, basename};
 use shellgate_shell::syntax::RedirTarget;
@@ -325,7 +325,59 @@ pub fn fit(inv: &Invocation, home: &str, safe: &SafeVerbs, place: &Place) -> Fit
         }
         Kind::Runner => runner_fit(inv, &parsed, home, safe, place),
         Kind::Interpreter => interpreter_fit(inv, &parsed, &args, place),
-        Kind::Installer | Kind::Network => Fit::No,
+        Kind::Installer => shorthand_fit(inv, &parsed, home, safe, place),
+        Kind::Network => Fit::No,
+    }
+}
+
+/// `pnpm vitest run`, `yarn tsc --noEmit`: a word that is not one of the
+/// package manager's commands runs the package.json script of that name,
+/// or else the installed bin (rt23, rt17a G7). Either is project code; it
+/// is judged as `pnpm exec WORD…` is — by the tool's own model, only a
+/// build or test tool the model knows qualifies (`pnpm dedupe`, a pnpm
+/// command the model does not list, or `pnpm cowsay` do not).
+fn shorthand_fit(
+    inv: &Invocation,
+    parsed: &Parsed,
+    home: &str,
+    safe: &SafeVerbs,
+    place: &Place,
+) -> Fit {
+    if !matches!(parsed.program.id.as_str(), "pnpm" | "yarn")
+        || parsed.nodes.len() != 1
+        || parsed.any_effect(fx::CODE | fx::SCOPE)
+    {
+        return Fit::No;
+    }
+    let Some(at) = parsed.operands().first().map(|o| o.at) else {
+        return Fit::No;
+    };
+    // The words after the tool's name are its own (`pnpm tsc --noEmit`):
+    // options pnpm does not know there are the tool's, judged by its
+    // model; before it, every option must be one pnpm's model knows.
+    let before = |p: &argv::Problem| match p {
+        argv::Problem::Unknown { at: i, .. }
+        | argv::Problem::Ambiguous { at: i, .. }
+        | argv::Problem::DynamicOption { at: i }
+        | argv::Problem::MissingValue { at: i }
+        | argv::Problem::UnexpectedValue { at: i }
+        | argv::Problem::UnknownSubcommand { at: i } => *i <= at,
+    };
+    if parsed.problems.iter().any(before) {
+        return Fit::No;
+    }
+    let mut inner = inv.clone();
+    inner.argv = inv.argv.iter().skip(at + 1).cloned().collect();
+    let Some(tool) = inner.argv.first().and_then(|w| w.literal()) else {
+        return Fit::No;
+    };
+    // A name with a path, a scope or a version is not an installed bin's.
+    if tool.contains(['/', '@', ':', '.']) || tool.starts_with('-') {
+        return Fit::No;
+    }
+    match fit(&inner, home, safe, place) {
+        f @ (Fit::Build | Fit::Edit) => f,
+        _ => Fit::No,
     }
 }
 
@@ -506,6 +558,8 @@ const LOCAL_QUERIES: &[(&str, &[&str])] = &[
     ("helm", &["show", "values"]),
     ("conda", &["list"]),
     ("terraform", &["workspace", "show"]),
+    ("uv", &["python", "list"]),
+    ("composer", &["show"]),
 ];
 
 /// Whether the parsed call is one of [`LOCAL_QUERIES`], its subcommands

@@ -344,7 +344,9 @@ pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
         // A network program sending a local file (`curl -T f URL`, `-d @f`,
         // `-F x=@f`): a grant for its verb (a session's `curl localhost`)
         // does not cover an upload to anywhere (rt23).
-        if matches!(leaf.kind, Kind::Network) || matches!(p.program.root.kind, Kind::Network) {
+        if (matches!(leaf.kind, Kind::Network) || matches!(p.program.root.kind, Kind::Network))
+            && !only_loopback(p, args)
+        {
             let text = o.value.and_then(|v| p.value_text(args, v));
             let sends = match o.opt.value {
                 Role::AtFile => text.is_none_or(|t| at_file(t).is_some()),
@@ -469,6 +471,78 @@ pub fn modifiers(p: &Parsed) -> Vec<String> {
     v.sort();
     v.dedup_by(|a, b| a.1 == b.1);
     v.into_iter().map(|(_, n)| n).collect()
+}
+
+/// Whether every destination of a network call is this machine's loopback
+/// (`localhost:8081/api`, `http://127.0.0.1/`, `[::1]`) and nothing sends
+/// it elsewhere: no proxy, no `--resolve`/`--connect-to` rewrite, no
+/// following of redirects. Posting a fixture to the project's own dev
+/// server is what a grant for the tool was given for.
+fn only_loopback(p: &Parsed, args: &[Arg]) -> bool {
+    const ELSEWHERE: &[&str] = &[
+        "-x",
+        "--proxy",
+        "--preproxy",
+        "--socks4",
+        "--socks4a",
+        "--socks5",
+        "--socks5-hostname",
+        "--resolve",
+        "--connect-to",
+        "-L",
+        "--location",
+        "--location-trusted",
+        "--doh-url",
+        "--unix-socket",
+        "--abstract-unix-socket",
+        "-K",
+        "--config",
+    ];
+    if p.opts
+        .iter()
+        .any(|o| !o.negated && ELSEWHERE.contains(&o.opt.name.as_str()))
+    {
+        return false;
+    }
+    let mut dests = p
+        .operands()
+        .into_iter()
+        .filter(|op| op.role == Role::Net)
+        .peekable();
+    if dests.peek().is_none() {
+        return false;
+    }
+    dests.all(|op| match args.get(op.at) {
+        Some(Arg::Static(t)) => loopback_url(t),
+        _ => false,
+    })
+}
+
+fn loopback_url(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(scheme, r)| {
+        if matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
+            r
+        } else {
+            "\0"
+        }
+    });
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    if authority.contains('@') {
+        return false;
+    }
+    let host = if let Some(v6) = authority.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        authority.split(':').next().unwrap_or("")
+    };
+    let host = host.to_ascii_lowercase();
+    host == "localhost"
+        || host == "::1"
+        || (host.starts_with("127.")
+            && host.split('.').count() == 4
+            && host
+                .split('.')
+                .all(|x| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit())))
 }
 
 /// The file an `atfile` value names (`@F`, `name=@F`, `name=<F`,

@@ -643,13 +643,22 @@ impl Walker<'_> {
         // cover it; a program hard deny concerns makes it complex.
         // Only runners and build tools run it here (a container's command
         // line runs inside the container).
-        let runs_here = matches!(
-            p.leaf().kind,
-            shellgate_programs::Kind::Runner | shellgate_programs::Kind::Build
-        ) || matches!(
-            p.program.root.kind,
-            shellgate_programs::Kind::Runner | shellgate_programs::Kind::Build
-        );
+        // `pnpm sh -c CMD`, `yarn rimraf /`: a word that is not one of their
+        // commands runs the script or the bin of that name (the model's
+        // note on pnpm): its command line is walked as a runner's.
+        let shorthand = matches!(p.program.id.as_str(), "pnpm" | "yarn") && p.nodes.len() == 1;
+        if shorthand && argv_start.is_none() {
+            argv_start = ops.first().map(|op| op.at);
+        }
+        let runs_here = shorthand
+            || matches!(
+                p.leaf().kind,
+                shellgate_programs::Kind::Runner | shellgate_programs::Kind::Build
+            )
+            || matches!(
+                p.program.root.kind,
+                shellgate_programs::Kind::Runner | shellgate_programs::Kind::Build
+            );
         if let Some(at) = argv_start.filter(|_| runs_here) {
             let mut inner: Vec<Word> = argv.get(at + 1..).map(<[Word]>::to_vec).unwrap_or_default();
             // `mise exec node@20 -- CMD`: the tools come first, the command
