@@ -292,32 +292,30 @@ pub struct TreeWalk {
     /// Links met in the tree are followed (`grep -R`, `rg -L`): what they
     /// lead to is read under the link's name.
     pub follow_links: bool,
-    /// Only files whose base name matches one of these are read (`grep
-    /// --include=GLOB`, `rg -g GLOB`), hidden ones too for ripgrep (its
-    /// globs come before its hidden rule); empty: every file.
-    pub include: Vec<String>,
-    /// Files whose base name matches one of these are not read (`grep
-    /// --exclude`, `rg -g '!GLOB'`).
-    pub exclude: Vec<String>,
+    /// Filters in the order given: `(glob, include)` — `grep --include`/
+    /// `--exclude`, `rg -g GLOB`/`-g '!GLOB'`. The last one matching a
+    /// name decides (GNU grep and ripgrep agree); a name none matches is
+    /// read unless an include filter exists.
+    pub filters: Vec<(String, bool)>,
 }
 
 impl TreeWalk {
-    /// Whether the walk reads a file of this base name, hidden or not.
+    /// Whether the walk reads a file of this base name (`hidden_skipped`:
+    /// a dot-name ripgrep skips unless a filter selects it).
     fn reads(&self, name: &str, hidden_skipped: bool) -> bool {
         // A glob with a `/` (or `**`) is matched against the path: not
-        // modelled, so it matches every name (reads more, asks more).
-        let m = |g: &String| g.contains('/') || glob_match_any(g, name, false);
-        if self
-            .exclude
-            .iter()
-            .any(|g| !g.contains('/') && glob_match_any(g, name, false))
-        {
-            return false;
-        }
-        if self.include.is_empty() {
-            !hidden_skipped
-        } else {
-            self.include.iter().any(m)
+        // modelled, so an include matches every name and an exclude none
+        // (reads more, asks more).
+        let last = self.filters.iter().rev().find(|(g, include)| {
+            if g.contains('/') {
+                *include
+            } else {
+                glob_match_any(g, name, false)
+            }
+        });
+        match last {
+            Some((_, include)) => *include,
+            None => !hidden_skipped && !self.filters.iter().any(|(_, include)| *include),
         }
     }
 }
@@ -413,11 +411,35 @@ pub fn is_template(path: &str) -> bool {
 /// ripgrep search a hidden file it would skip; an unreadable one counts.
 fn ignore_file_whitelists(fs: &dyn Fs, path: &str) -> bool {
     match fs.read_file(path, 1 << 20) {
-        Ok(raw) => raw
-            .split(|b| *b == b'\n')
-            .any(|l| l.trim_ascii_start().starts_with(b"!")),
-        Err(_) => true,
+        Ok(raw) => String::from_utf8_lossy(&raw).lines().any(|l| {
+            // `!.env.example` whitelists a template: no secret. A pattern
+            // with a glob, or naming a secret, may whitelist one (rt24 D).
+            l.trim_start().strip_prefix('!').is_some_and(|p| {
+                let p = p.trim_end();
+                p.contains(['*', '?', '[', '\\']) || (is_secret_path(p) && !is_template(p))
+            })
+        }),
+        Err(e) => e.kind() != std::io::ErrorKind::NotFound,
     }
+}
+
+/// Ignore files outside the walked tree that ripgrep also reads (rt24 A3):
+/// every `.gitignore`/`.ignore`/`.rgignore` from the tree's parent up to
+/// `/`, the repository's `.git/info/exclude` (any `.git` on the way up),
+/// and git's global excludes in the home (`~/.config/git/ignore`,
+/// `$XDG_CONFIG_HOME` aside). Whether any whitelists a hidden secret.
+pub fn outer_ignore_files_whitelist(fs: &dyn Fs, dir: &str, home: &str) -> bool {
+    let mut files = vec![format!("{}/.config/git/ignore", home.trim_end_matches('/'))];
+    let mut d = dir.trim_end_matches('/').to_string();
+    while let Some(i) = d.rfind('/') {
+        d.truncate(i);
+        let base = if d.is_empty() { "" } else { d.as_str() };
+        for n in [".gitignore", ".ignore", ".rgignore", ".git/info/exclude"] {
+            files.push(format!("{base}/{n}"));
+        }
+    }
+    files.push(format!("{}/.git/info/exclude", dir.trim_end_matches('/')));
+    files.iter().any(|f| ignore_file_whitelists(fs, f))
 }
 
 /// Whether a glob **segment** could match a secret name (used when the

@@ -348,9 +348,21 @@ pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
             && !only_loopback(p, args)
         {
             let text = o.value.and_then(|v| p.value_text(args, v));
+            // `@-` sends standard input, which may be a file (`< src/a`,
+            // `cat f |`, rt24 B5); wget's `--post-file`/`--body-file` (B6).
+            let stdin = |t: &str| {
+                t == "@-"
+                    || t.ends_with("=@-")
+                    || t.ends_with("=<-")
+                    || (!t.contains('=') && t.ends_with("@-"))
+            };
             let sends = match o.opt.value {
-                Role::AtFile => text.is_none_or(|t| at_file(t).is_some()),
-                _ => name == "curl" && o.opt.name == "-T",
+                Role::AtFile => text.is_none_or(|t| at_file(t).is_some() || stdin(t)),
+                _ => {
+                    (name == "curl" && o.opt.name == "-T")
+                        || (name == "wget"
+                            && matches!(o.opt.name.as_str(), "--post-file" | "--body-file"))
+                }
             };
             if sends {
                 out.push(format!("upload:{name}:{}", o.opt.name));

@@ -208,6 +208,7 @@ pub(super) fn reads_stay_safe(
         // Trees in the read roots (`grep -rl x /usr/share/doc`) keep their
         // own exclusions; a safe space's tree is walked for secrets.
         if let Some(walk) = content_walk(inv, &b, is_dir).filter(|_| any) {
+            let walk = outer_ignores(ctx, &t.path, walk);
             if crate::fs::is_dir(ctx.fs, &t.path)
                 && secrets::tree_holds_secret(ctx.fs, &t.path, &walk)
             {
@@ -242,7 +243,19 @@ pub(super) fn reads_stay_safe(
         }
         let in_roots = roots.iter().any(|r| within(&cwd, r, ci));
         if let Some(walk) = content_walk(inv, &b, true).filter(|_| in_roots) {
+            let walk = outer_ignores(ctx, &cwd, walk);
             if secrets::tree_holds_secret(ctx.fs, &cwd, &walk) {
+                return false;
+            }
+        }
+    }
+    // `git diff --no-index A B` of directories prints every file in them
+    // (rt24 A2: `git diff --no-index src .` printed `.env` as new).
+    if inv.base() == "git" && diffs_without_index(inv) {
+        for t in c.touches.iter().filter(|t| t.kind == TouchKind::Operand) {
+            if crate::fs::is_dir(ctx.fs, &t.path)
+                && secrets::tree_holds_secret(ctx.fs, &t.path, &secrets::TreeWalk::default())
+            {
                 return false;
             }
         }
@@ -297,11 +310,15 @@ fn content_walk(
         let name = o.opt.name.as_str();
         match (base.as_str(), name, value) {
             ("rg", "-g" | "--glob" | "--iglob", Some(g)) => match g.strip_prefix('!') {
-                Some(neg) => walk.exclude.push(neg.to_string()),
-                None => walk.include.push(g.to_string()),
+                Some(neg) => walk.filters.push((neg.to_string(), false)),
+                None => walk.filters.push((g.to_string(), true)),
             },
-            ("grep" | "egrep" | "fgrep", "--include", Some(g)) => walk.include.push(g.to_string()),
-            ("grep" | "egrep" | "fgrep", "--exclude", Some(g)) => walk.exclude.push(g.to_string()),
+            ("grep" | "egrep" | "fgrep", "--include", Some(g)) => {
+                walk.filters.push((g.to_string(), true))
+            }
+            ("grep" | "egrep" | "fgrep", "--exclude", Some(g)) => {
+                walk.filters.push((g.to_string(), false))
+            }
             ("rg", "-." | "--hidden" | "-u" | "--ignore-file", _) => hidden = true,
             // A glob or filter whose text is not known reads anything.
             ("rg", "-g" | "--glob" | "--iglob", None)
@@ -317,6 +334,28 @@ fn content_walk(
     walk.skip_hidden =
         base == "rg" && !hidden && !inv.env.iter().any(|a| a.starts_with("RIPGREP_CONFIG_PATH"));
     Some(walk)
+}
+
+/// ripgrep also reads ignore files above the tree and git's own excludes:
+/// one that whitelists a hidden secret makes it read dot-names too.
+fn outer_ignores(ctx: &Context, dir: &str, mut walk: secrets::TreeWalk) -> secrets::TreeWalk {
+    if walk.skip_hidden && secrets::outer_ignore_files_whitelist(ctx.fs, dir, &ctx.home) {
+        walk.skip_hidden = false;
+    }
+    walk
+}
+
+/// `git diff --no-index`.
+fn diffs_without_index(inv: &analyze::Invocation) -> bool {
+    inv.reading.as_ref().is_some_and(|r| {
+        let p = &r.parsed;
+        let diff = p
+            .nodes
+            .get(1)
+            .and_then(|n| n.names.first())
+            .is_some_and(|s| s == "diff");
+        diff && p.has("--no-index")
+    })
 }
 
 /// `git grep --untracked` / `--no-index`.

@@ -154,10 +154,15 @@ pub fn behaviour(inv: &Invocation, reader: bool) -> Behaviour {
         }
         "grep" | "egrep" | "fgrep" => {
             b.follows_links = has_short(&args, 'R') || has_long(&args, "--dereference-recursive");
+            // `-d recurse`, `--directories=recurse` (rt24 A1), in any
+            // spelling: a word `recurse` counts (the strict side).
             b.recursive_read = has_short(&args, 'r')
                 || has_short(&args, 'R')
                 || has_long(&args, "--recursive")
                 || has_long(&args, "--dereference-recursive")
+                || args
+                    .iter()
+                    .any(|a| a == "recurse" || a.ends_with("=recurse") || a.ends_with("drecurse"))
         }
         "rg" | "ag" | "ack" => {
             b.recursive_read = true;

@@ -528,6 +528,11 @@ fn interpreter_flags_run_code(base: &str, argv: &[Word]) -> bool {
         if v.starts_with("--eval=") || v.starts_with("--print=") {
             return true;
         }
+        // php's per-line code `-R`, and `-B`/`-E` run before and after it
+        // (rt24 C11).
+        if base.starts_with("php") && matches!(v.as_str(), "-R" | "-B" | "-E") {
+            return true;
+        }
         // node's bundled `-pe CODE` (`-p` and `-e` together).
         if node && !v.starts_with("--") && v[1..].contains(['e', 'p']) {
             return true;
@@ -598,6 +603,9 @@ fn takes_separate_value(base: &str, v: &str) -> bool {
         ("dcztS", &[])
     } else if base.starts_with("lua") {
         ("l", &[])
+    } else if is_shell(base) {
+        // `bash -o errexit`, `+O extglob`, `--rcfile F` (rt24 C10).
+        ("oO", &["--rcfile", "--init-file"])
     } else {
         return false;
     };
@@ -632,7 +640,7 @@ pub(super) fn program_operand_index(base: &str, argv: &[Word]) -> Option<usize> 
         if v == "-" {
             return None;
         }
-        if v.starts_with('-') {
+        if v.starts_with('-') || (is_shell(base) && v.starts_with('+') && v.len() > 1) {
             // python -m module, node -r x: the value is not a program.
             if base.starts_with("python") && (v == "-m" || v == "-W" || v == "-X") {
                 if v == "-m" {

@@ -87,6 +87,87 @@ impl Walker<'_> {
         s: &Simple,
         ctx: &Ctx,
     ) {
+        // Variables whose value is a command the program runs through a
+        // shell (`GIT_SSH_COMMAND='rm -rf ~' git fetch`, rt24 C8): checked
+        // for hard deny like `bash -c` (they are code-selecting: complex).
+        const COMMAND_VARS: &[&str] = &[
+            "GIT_SSH_COMMAND",
+            "GIT_SSH",
+            "GIT_PAGER",
+            "GIT_EXTERNAL_DIFF",
+            "GIT_EDITOR",
+            "GIT_SEQUENCE_EDITOR",
+            "GIT_ASKPASS",
+            "GIT_PROXY_COMMAND",
+            "SSH_ASKPASS",
+            "PAGER",
+            "MANPAGER",
+            "EDITOR",
+            "VISUAL",
+            "LESSOPEN",
+            "BROWSER",
+        ];
+        // `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager
+        // GIT_CONFIG_VALUE_0=CMD`: the pair is a `-c` setting (rt24 C8).
+        let value_of = |name: &str| {
+            s.assignments
+                .iter()
+                .rev()
+                .find(|a| a.name == name)
+                .and_then(|a| match a.values.as_slice() {
+                    [w] => w.literal(),
+                    _ => None,
+                })
+        };
+        for a in &s.assignments {
+            if let Some(n) = a.name.strip_prefix("GIT_CONFIG_KEY_") {
+                if let (Some(k), Some(v)) = (
+                    value_of(&a.name),
+                    value_of(&format!("GIT_CONFIG_VALUE_{n}")),
+                ) {
+                    if let Some(cmd) = git_config_command(&format!("{k}={v}")) {
+                        self.ungated_text(&cmd, own_cwd, ctx);
+                    }
+                }
+            }
+        }
+        // git's `ext::CMD` transport runs CMD (`%` escapes a space).
+        if base == "git" {
+            for w in argv.iter().skip(1) {
+                if let Some(cmd) = w.literal().as_deref().and_then(|v| v.strip_prefix("ext::")) {
+                    // Words split at spaces; `% ` is a space inside one.
+                    let mut words = vec![String::new()];
+                    let mut chars = cmd.chars().peekable();
+                    while let Some(c) = chars.next() {
+                        match c {
+                            '%' if matches!(chars.peek(), Some(' ' | '%')) => words
+                                .last_mut()
+                                .into_iter()
+                                .for_each(|w| w.extend(chars.next())),
+                            ' ' => words.push(String::new()),
+                            c => words.last_mut().into_iter().for_each(|w| w.push(c)),
+                        }
+                    }
+                    let text: Vec<String> = words
+                        .iter()
+                        .filter(|w| !w.is_empty())
+                        .map(|w| super::crude::shell_quote(w))
+                        .collect();
+                    self.ungated_text(&text.join(" "), own_cwd, ctx);
+                }
+            }
+        }
+        for a in &s.assignments {
+            if !COMMAND_VARS.contains(&a.name.as_str()) {
+                continue;
+            }
+            if let [w] = a.values.as_slice() {
+                if let Some(v) = w.expanded(&self.env.home) {
+                    let v = v.trim_start_matches('|').to_string();
+                    self.ungated_text(&v, own_cwd, ctx);
+                }
+            }
+        }
         match base {
             "eval" => {
                 self.reason("eval");
@@ -181,13 +262,6 @@ impl Walker<'_> {
                         || v.starts_with("--config-env")
                     {
                         self.reason("git_config_override");
-                        // A command the setting runs is checked for hard deny
-                        // like `bash -c` (§15.15, rt22 F3: `git -c
-                        // core.fsmonitor='rm -rf ~' status`).
-                        if let Some(cmd) = setting.as_ref().and_then(|(t, _)| git_config_command(t))
-                        {
-                            self.ungated_text(&cmd, own_cwd, ctx);
-                        }
                         break;
                     }
                     if next == i {
@@ -200,6 +274,36 @@ impl Walker<'_> {
                     if v == "--exec-path" || v.starts_with("--exec-path=") {
                         self.reason("git_config_override");
                     }
+                }
+                // Every `-c NAME=VALUE` before the subcommand whose setting
+                // runs a command: that command is checked for hard deny like
+                // `bash -c` (§15.15; rt22 F3 `git -c core.fsmonitor='rm -rf
+                // ~' status`, rt24 C7 the same after a harmless `-c`).
+                let mut j = 1;
+                while let Some(v) = argv.get(j).and_then(Word::literal) {
+                    if !v.starts_with('-') || v == "--" {
+                        break;
+                    }
+                    let (setting, width) = if v == "-c" {
+                        (argv.get(j + 1).and_then(Word::literal), 2)
+                    } else if let Some(t) = v.strip_prefix("-c").filter(|t| !t.is_empty()) {
+                        (Some(t.to_string()), 1)
+                    } else if matches!(
+                        v.as_str(),
+                        "-C" | "--git-dir"
+                            | "--work-tree"
+                            | "--namespace"
+                            | "--config-env"
+                            | "--super-prefix"
+                    ) {
+                        (None, 2)
+                    } else {
+                        (None, 1)
+                    };
+                    if let Some(cmd) = setting.as_deref().and_then(git_config_command) {
+                        self.ungated_text(&cmd, own_cwd, ctx);
+                    }
+                    j += width;
                 }
             }
             "xargs" | "parallel" | "watch" => {
@@ -341,6 +445,7 @@ pub(super) fn git_config_command(setting: &str) -> Option<String> {
             | "diff.external"
             | "gpg.program"
             | "uploadpack.packobjectshook"
+            | "interactive.difffilter"
     ) || first == "pager"
         || (parts.len() == 3
             && matches!(
@@ -350,6 +455,7 @@ pub(super) fn git_config_command(setting: &str) -> Option<String> {
                     | ("merge", "driver")
                     | ("gpg", "program")
                     | ("remote", "uploadpack" | "receivepack")
+                    | ("difftool" | "mergetool", "cmd")
             ));
     if runs {
         return Some(value.to_string());

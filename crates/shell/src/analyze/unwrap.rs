@@ -24,7 +24,7 @@ impl Walker<'_> {
         while let Some(w0) = argv.first().and_then(Word::lit) {
             let base = basename(&w0).to_string();
             if base == "env" {
-                if let Some(split) = env_split_string(&argv) {
+                if let Some(split) = env_split_string(&argv, &self.env.home) {
                     self.reason("wrapper_option:env");
                     wrappers.push(base);
                     argv = split;
@@ -415,26 +415,62 @@ pub(super) fn unwrap_one(base: &str, argv: &[Word]) -> Unwrap {
 
 /// `env [opts] -S STRING args…` / `--split-string=STRING`: the words env
 /// would run (the string split on whitespace, then the remaining args).
-pub(super) fn env_split_string(argv: &[Word]) -> Option<Vec<Word>> {
-    for (i, w) in argv.iter().enumerate().skip(1) {
+pub(super) fn env_split_string(argv: &[Word], home: &str) -> Option<Vec<Word>> {
+    let mut i = 1;
+    while let Some(w) = argv.get(i) {
         let v = w.literal()?;
-        let (text, rest_from) = if v == "-S" || v == "--split-string" {
-            (argv.get(i + 1)?.literal()?, i + 2)
-        } else if let Some(t) = v.strip_prefix("--split-string=") {
-            (t.to_string(), i + 1)
-        } else if v.starts_with("-S") && v.len() > 2 {
-            (v[2..].to_string(), i + 1)
-        } else if v.starts_with('-') {
-            continue;
-        } else {
+        if v == "--" || !v.starts_with('-') || v == "-" {
             return None;
-        };
-        let mut out: Vec<Word> = split_string(&text)?
-            .iter()
-            .map(|t| Word::analyze(&shell_quote(t), w.start))
-            .collect();
-        out.extend(argv.iter().skip(rest_from).cloned());
-        return (!out.is_empty()).then_some(out);
+        }
+        let mut split: Option<(String, usize)> = None;
+        if let Some(long) = v.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, val)) => (n, Some(val)),
+                None => (long, None),
+            };
+            // Any abbreviation of `--split-string` (`--split-s`, `--s`).
+            if !name.is_empty() && "split-string".starts_with(name) {
+                split = Some(match value {
+                    Some(t) => (t.to_string(), i + 1),
+                    None => (argv.get(i + 1)?.literal()?, i + 2),
+                });
+            } else if value.is_none() && ["unset", "chdir"].iter().any(|l| l.starts_with(name)) {
+                i += 2;
+                continue;
+            }
+        } else {
+            // A cluster (`-iS STRING`, `-vSSTRING`): `u` and `C` take the
+            // rest or the next word; `S` the same, as the string.
+            for (k, c) in v[1..].char_indices() {
+                let rest = &v[1 + k + c.len_utf8()..];
+                match c {
+                    'S' => {
+                        split = Some(if rest.is_empty() {
+                            (argv.get(i + 1)?.literal()?, i + 2)
+                        } else {
+                            (rest.to_string(), i + 1)
+                        });
+                        break;
+                    }
+                    'u' | 'C' => {
+                        if rest.is_empty() {
+                            i += 1;
+                        }
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if let Some((text, rest_from)) = split {
+            let mut out: Vec<Word> = split_string(&text, home)?
+                .iter()
+                .map(|t| Word::analyze(&shell_quote(t), w.start))
+                .collect();
+            out.extend(argv.iter().skip(rest_from).cloned());
+            return (!out.is_empty()).then_some(out);
+        }
+        i += 1;
     }
     None
 }
@@ -443,9 +479,9 @@ pub(super) fn env_split_string(argv: &[Word]) -> Option<Vec<Word>> {
 /// hands `rm -rf ~` to bash as one word): whitespace separates, `'…'` is
 /// literal but for `\\` and `\'`, `"…"` takes backslash escapes, `\_` is a
 /// space (separating outside quotes), `\c` ends the string, `#` starting a
-/// word begins a comment. `${VAR}`, an unknown escape or an unterminated
-/// quote: `None` (not read).
-fn split_string(text: &str) -> Option<Vec<String>> {
+/// word begins a comment, `${HOME}` is the home. Another `${VAR}`, an
+/// unknown escape or an unterminated quote: `None` (not read).
+fn split_string(text: &str, home: &str) -> Option<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
     let mut cur: Option<String> = None;
     let mut chars = text.chars().peekable();
@@ -461,7 +497,18 @@ fn split_string(text: &str) -> Option<Vec<String>> {
                 cur.get_or_insert_with(String::new);
             }
             (Some(q), _) if c == q => quote = None,
-            (_, '$') if chars.peek() == Some(&'{') => return None,
+            (_, '$') if chars.peek() == Some(&'{') => {
+                // `${HOME}` is the home the gate knows; any other variable
+                // is not read.
+                let name: String = chars.clone().skip(1).take_while(|c| *c != '}').collect();
+                if name != "HOME" {
+                    return None;
+                }
+                for _ in 0.."{HOME}".len() {
+                    chars.next();
+                }
+                cur.get_or_insert_with(String::new).push_str(home);
+            }
             (q, '\\') => {
                 let e = chars.next()?;
                 let word = cur.get_or_insert_with(String::new);
