@@ -162,13 +162,13 @@ pub fn strip_exe(base: &str) -> &str {
 }
 
 /// Programs outside §4.2's list that run inline code (§15.6: `lua -e`,
-/// `Rscript -e`, `osascript -e`, `expect -c`): their inline code makes the call complex
+/// `Rscript -e`, `R -e`, `julia -e` (rt24), `osascript -e`, `expect -c`): their inline code makes the call complex
 /// like an interpreter's, and is read for hard deny.
 pub fn runs_inline_code(base: &str) -> bool {
     let b = base.to_ascii_lowercase();
     matches!(
         b.as_str(),
-        "lua" | "luajit" | "rscript" | "osascript" | "expect" | "tclsh" | "wish"
+        "lua" | "luajit" | "rscript" | "r" | "julia" | "osascript" | "expect" | "tclsh" | "wish"
     ) || versioned(&b, "lua")
 }
 
