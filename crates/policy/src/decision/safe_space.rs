@@ -267,8 +267,22 @@ pub(super) fn reads_stay_safe(
             return false;
         };
         let walk = secrets::TreeWalk::default();
-        if secrets::tree_holds_secret(ctx.fs, &paths::normalize(cwd), &walk) {
-            return false;
+        // Literal pathspecs after `--` limit what is read (`git grep
+        // --no-index X -- src`); otherwise the working directory's tree.
+        let dirs: Vec<String> = match grep_pathspecs(inv) {
+            Some(specs) => specs
+                .iter()
+                .map(|s| paths::normalize(&format!("{}/{s}", cwd.trim_end_matches('/'))))
+                .collect(),
+            None => vec![paths::normalize(cwd)],
+        };
+        for d in dirs {
+            let secret_file = !crate::fs::is_dir(ctx.fs, &d)
+                && secrets::is_secret_path(&d)
+                && !secrets::is_template(&d);
+            if secret_file || secrets::tree_holds_secret(ctx.fs, &d, &walk) {
+                return false;
+            }
         }
     }
     true
@@ -343,6 +357,31 @@ fn outer_ignores(ctx: &Context, dir: &str, mut walk: secrets::TreeWalk) -> secre
         walk.skip_hidden = false;
     }
     walk
+}
+
+/// The plain relative pathspecs after `--` of a `git grep` (`None`: none,
+/// or one that is not a plain relative path: magic, globs, `..`).
+fn grep_pathspecs(inv: &analyze::Invocation) -> Option<Vec<String>> {
+    let r = inv.reading.as_ref()?;
+    let p = &r.parsed;
+    let dd = p.dashdash?;
+    let args = r.args();
+    let specs: Vec<String> = p
+        .positionals
+        .iter()
+        .filter(|&&at| at > dd)
+        .map(|&at| match args.get(at) {
+            Some(shellgate_programs::argv::Arg::Static(t)) => Some(t.to_string()),
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let plain = |s: &String| {
+        !s.is_empty()
+            && !s.starts_with([':', '/'])
+            && !s.contains(['*', '?', '[', ']', '\\'])
+            && !s.split('/').any(|seg| seg == "..")
+    };
+    (!specs.is_empty() && specs.iter().all(plain)).then_some(specs)
 }
 
 /// `git diff --no-index`.

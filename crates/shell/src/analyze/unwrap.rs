@@ -24,8 +24,19 @@ impl Walker<'_> {
         while let Some(w0) = argv.first().and_then(Word::lit) {
             let base = basename(&w0).to_string();
             if base == "env" {
-                if let Some(split) = env_split_string(&argv, &self.env.home) {
+                if let Some((split, chdir)) = env_split_string(&argv, &self.env.home) {
                     self.reason("wrapper_option:env");
+                    // `env -C / -S 'rm -rf .'` (rt24): the split line runs
+                    // in that directory.
+                    if let Some(d) = chdir {
+                        match d.expanded(&self.env.home) {
+                            Some(p) => own_cwd = resolve_opt(own_cwd.as_deref(), &p),
+                            None => {
+                                self.reason("dynamic_path");
+                                own_cwd = None;
+                            }
+                        }
+                    }
                     wrappers.push(base);
                     argv = split;
                     continue;
@@ -415,8 +426,9 @@ pub(super) fn unwrap_one(base: &str, argv: &[Word]) -> Unwrap {
 
 /// `env [opts] -S STRING args…` / `--split-string=STRING`: the words env
 /// would run (the string split on whitespace, then the remaining args).
-pub(super) fn env_split_string(argv: &[Word], home: &str) -> Option<Vec<Word>> {
+pub(super) fn env_split_string(argv: &[Word], home: &str) -> Option<(Vec<Word>, Option<Word>)> {
     let mut i = 1;
+    let mut chdir: Option<Word> = None;
     while let Some(w) = argv.get(i) {
         let v = w.literal()?;
         if v == "--" || !v.starts_with('-') || v == "-" {
@@ -434,7 +446,17 @@ pub(super) fn env_split_string(argv: &[Word], home: &str) -> Option<Vec<Word>> {
                     Some(t) => (t.to_string(), i + 1),
                     None => (argv.get(i + 1)?.literal()?, i + 2),
                 });
-            } else if value.is_none() && ["unset", "chdir"].iter().any(|l| l.starts_with(name)) {
+            } else if !name.is_empty() && "chdir".starts_with(name) {
+                match value {
+                    Some(d) => chdir = Some(Word::analyze(&shell_quote(d), w.start)),
+                    None => {
+                        chdir = Some(argv.get(i + 1)?.clone());
+                        i += 1;
+                    }
+                }
+                i += 1;
+                continue;
+            } else if value.is_none() && "unset".starts_with(name) {
                 i += 2;
                 continue;
             }
@@ -453,6 +475,13 @@ pub(super) fn env_split_string(argv: &[Word], home: &str) -> Option<Vec<Word>> {
                         break;
                     }
                     'u' | 'C' => {
+                        if c == 'C' {
+                            chdir = Some(if rest.is_empty() {
+                                argv.get(i + 1)?.clone()
+                            } else {
+                                Word::analyze(&shell_quote(rest), w.start)
+                            });
+                        }
                         if rest.is_empty() {
                             i += 1;
                         }
@@ -468,7 +497,7 @@ pub(super) fn env_split_string(argv: &[Word], home: &str) -> Option<Vec<Word>> {
                 .map(|t| Word::analyze(&shell_quote(t), w.start))
                 .collect();
             out.extend(argv.iter().skip(rest_from).cloned());
-            return (!out.is_empty()).then_some(out);
+            return (!out.is_empty()).then_some((out, chdir));
         }
         i += 1;
     }
