@@ -297,6 +297,17 @@ pub struct TreeWalk {
     /// name decides (GNU grep and ripgrep agree); a name none matches is
     /// read unless an include filter exists.
     pub filters: Vec<(String, bool)>,
+    /// Directories the repository's top `.gitignore` ignores, which
+    /// ripgrep does not enter: names at any depth (`node_modules`) and
+    /// absolute paths (`/target` of the top). Dropped, and the tree walked
+    /// again, when any ignore file in it has a `!` line (a deeper
+    /// `.gitignore` may re-include one).
+    pub ignored_names: Vec<String>,
+    /// See [`TreeWalk::ignored_names`].
+    pub ignored_paths: Vec<String>,
+    /// The reader honours the repository's ignore files (ripgrep without
+    /// `--no-ignore*`/`-u`): [`TreeWalk::ignored_names`] may be filled.
+    pub vcs_ignores: bool,
 }
 
 impl TreeWalk {
@@ -330,6 +341,7 @@ pub fn tree_holds_secret(fs: &dyn Fs, dir: &str, walk: &TreeWalk) -> bool {
     let mut seen = std::collections::HashSet::new();
     let mut budget = resolve::MAX_TREE_ENTRIES;
     let mut whitelisting = false;
+    let ignoring = !walk.ignored_names.is_empty() || !walk.ignored_paths.is_empty();
     while let Some(d) = queue.pop() {
         if !seen.insert(d.clone()) {
             continue;
@@ -350,11 +362,20 @@ pub fn tree_holds_secret(fs: &dyn Fs, dir: &str, walk: &TreeWalk) -> bool {
             } else {
                 format!("{d}/{name}")
             };
-            if walk.skip_hidden
-                && matches!(name.as_str(), ".gitignore" | ".ignore" | ".rgignore")
-                && ignore_file_whitelists(fs, &p)
-            {
+            let ignore_file = matches!(name.as_str(), ".gitignore" | ".ignore" | ".rgignore");
+            if walk.skip_hidden && ignore_file && ignore_file_whitelists(fs, &p) {
                 whitelisting = true;
+            }
+            if ignoring && ignore_file && ignore_file_negates(fs, &p) {
+                return tree_holds_secret(
+                    fs,
+                    dir,
+                    &TreeWalk {
+                        ignored_names: Vec::new(),
+                        ignored_paths: Vec::new(),
+                        ..walk.clone()
+                    },
+                );
             }
             let hidden = walk.skip_hidden && name.starts_with('.');
             if hidden && kind == crate::fs::FileKind::Dir {
@@ -372,7 +393,8 @@ pub fn tree_holds_secret(fs: &dyn Fs, dir: &str, walk: &TreeWalk) -> bool {
                 }
             }
             if kind == crate::fs::FileKind::Dir {
-                if !hidden {
+                let ignored = walk.ignored_names.contains(&name) || walk.ignored_paths.contains(&p);
+                if !hidden && !ignored {
                     queue.push(target.unwrap_or(p));
                 }
                 continue;
@@ -421,6 +443,73 @@ fn ignore_file_whitelists(fs: &dyn Fs, path: &str) -> bool {
         }),
         Err(e) => e.kind() != std::io::ErrorKind::NotFound,
     }
+}
+
+/// Whether an ignore file has any negated pattern; an unreadable one
+/// counts.
+fn ignore_file_negates(fs: &dyn Fs, path: &str) -> bool {
+    match fs.read_file(path, 1 << 20) {
+        Ok(raw) => String::from_utf8_lossy(&raw)
+            .lines()
+            .any(|l| l.trim_start().starts_with('!')),
+        Err(_) => true,
+    }
+}
+
+/// The directories a repository's top `.gitignore` ignores in the plain
+/// spellings (`node_modules`, `target/`, `/dist`, `build/out`): names at
+/// any depth and absolute paths, for [`TreeWalk`]. Nothing when `dir` is
+/// not in a repository (ripgrep then reads no `.gitignore`), when the
+/// file has a negation or cannot be read, or for a line with a glob.
+pub fn gitignored_dirs(fs: &dyn Fs, dir: &str) -> (Vec<String>, Vec<String>) {
+    let none = (Vec::new(), Vec::new());
+    let mut top = dir.trim_end_matches('/').to_string();
+    loop {
+        if fs.lstat(&format!("{top}/.git")).is_ok() {
+            break;
+        }
+        match top.rfind('/') {
+            Some(i) => top.truncate(i),
+            None => return none,
+        }
+        if top.is_empty() {
+            return none;
+        }
+    }
+    let Ok(raw) = fs.read_file(&format!("{top}/.gitignore"), 1 << 20) else {
+        return none;
+    };
+    let text = String::from_utf8_lossy(&raw);
+    let (mut names, mut paths) = (Vec::new(), Vec::new());
+    for line in text.lines() {
+        let l = line.trim_end();
+        if l.starts_with('!') {
+            return none;
+        }
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let plain = |seg: &str| {
+            !seg.is_empty()
+                && seg != "."
+                && seg != ".."
+                && seg
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+        };
+        let body = l.trim_end_matches('/');
+        let anchored = body.starts_with('/') || body.trim_start_matches('/').contains('/');
+        let rel = body.trim_start_matches('/');
+        if !rel.split('/').all(plain) {
+            continue;
+        }
+        if anchored {
+            paths.push(format!("{top}/{rel}"));
+        } else {
+            names.push(rel.to_string());
+        }
+    }
+    (names, paths)
 }
 
 /// Ignore files outside the walked tree that ripgrep also reads (rt24 A3):

@@ -345,6 +345,11 @@ fn content_walk(
             _ => {}
         }
     }
+    walk.vcs_ignores = base == "rg"
+        && !p
+            .opts
+            .iter()
+            .any(|o| o.opt.name.starts_with("--no-ignore") || o.opt.name == "-u");
     walk.skip_hidden =
         base == "rg" && !hidden && !inv.env.iter().any(|a| a.starts_with("RIPGREP_CONFIG_PATH"));
     Some(walk)
@@ -355,6 +360,13 @@ fn content_walk(
 fn outer_ignores(ctx: &Context, dir: &str, mut walk: secrets::TreeWalk) -> secrets::TreeWalk {
     if walk.skip_hidden && secrets::outer_ignore_files_whitelist(ctx.fs, dir, &ctx.home) {
         walk.skip_hidden = false;
+    }
+    // ripgrep does not enter what the repository ignores (`node_modules`,
+    // `target`): a big ignored tree no longer uses up the walk's budget.
+    // Only with its default filtering (`skip_hidden` says no `-u`,
+    // `--hidden` or config file; `vcs_ignores` no `--no-ignore*`).
+    if walk.skip_hidden && walk.vcs_ignores {
+        (walk.ignored_names, walk.ignored_paths) = secrets::gitignored_dirs(ctx.fs, dir);
     }
     walk
 }
