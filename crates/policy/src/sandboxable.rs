@@ -27,7 +27,7 @@
 //! command (`git status`, `git commit`) may run inside the sandbox only
 //! when it is already safe or granted ([`Fit::Passive`]).
 
-use shellgate_programs::{argv, fx, judge, lookup, parse, Arg, Kind, Parsed, Role};
+use shellgate_programs::{fx, judge, lookup, parse, Arg, Kind, Parsed, Role};
 use shellgate_shell::analyze::Invocation;
 use shellgate_shell::paths::{self, basename};
 use shellgate_shell::syntax::RedirTarget;
@@ -355,19 +355,10 @@ fn shorthand_fit(
     // The words after the tool's name are its own (`pnpm tsc --noEmit`):
     // options pnpm does not know there are the tool's, judged by its
     // model; before it, every option must be one pnpm's model knows.
-    let before = |p: &argv::Problem| match p {
-        argv::Problem::Unknown { at: i, .. }
-        | argv::Problem::Ambiguous { at: i, .. }
-        | argv::Problem::DynamicOption { at: i }
-        | argv::Problem::MissingValue { at: i }
-        | argv::Problem::UnexpectedValue { at: i }
-        | argv::Problem::UnknownSubcommand { at: i } => *i <= at,
-    };
-    if parsed.problems.iter().any(before) {
+    if parsed.problems.iter().any(|p| p.at() <= at) {
         return Fit::No;
     }
-    let mut inner = inv.clone();
-    inner.argv = inv.argv.iter().skip(at + 1).cloned().collect();
+    let inner = inner_command(inv, at);
     let Some(tool) = inner.argv.first().and_then(|w| w.literal()) else {
         return Fit::No;
     };
@@ -899,6 +890,14 @@ const PROJECT_ENV_RUNNERS: &[(&str, &str)] = &[
 /// cowsay`), not a project tool.
 const PLAIN_SUB_RUNNERS: &[(&str, &str)] = &[("pnpm", "exec"), ("yarn", "exec"), ("npm", "exec")];
 
+/// The command line a runner runs: its words from argument `at` (indices
+/// of the words after the program), in the runner's invocation otherwise.
+fn inner_command(inv: &Invocation, at: usize) -> Invocation {
+    let mut inner = inv.clone();
+    inner.argv = inv.argv.iter().skip(at + 1).cloned().collect();
+    inner
+}
+
 fn runner_fit(
     inv: &Invocation,
     parsed: &Parsed,
@@ -940,8 +939,7 @@ fn runner_fit(
     };
     // `at` indexes the words after the program; the runner's own words
     // (program, subcommand, options) come first.
-    let mut inner = inv.clone();
-    inner.argv = inv.argv.iter().skip(at + 1).cloned().collect();
+    let inner = inner_command(inv, at);
     if inner.argv.is_empty() {
         return Fit::No;
     }

@@ -463,19 +463,12 @@ fn ignore_file_negates(fs: &dyn Fs, path: &str) -> bool {
 /// file has a negation or cannot be read, or for a line with a glob.
 pub fn gitignored_dirs(fs: &dyn Fs, dir: &str) -> (Vec<String>, Vec<String>) {
     let none = (Vec::new(), Vec::new());
-    let mut top = dir.trim_end_matches('/').to_string();
-    loop {
-        if fs.lstat(&format!("{top}/.git")).is_ok() {
-            break;
-        }
-        match top.rfind('/') {
-            Some(i) => top.truncate(i),
-            None => return none,
-        }
-        if top.is_empty() {
-            return none;
-        }
-    }
+    // git's own discovery: stricter than ripgrep's "a `.git` above", so
+    // where they differ nothing is skipped.
+    let Some(top) = crate::repo::work_tree(fs, dir) else {
+        return none;
+    };
+    let top = top.trim_end_matches('/');
     let Ok(raw) = fs.read_file(&format!("{top}/.gitignore"), 1 << 20) else {
         return none;
     };

@@ -68,6 +68,20 @@ pub enum Problem {
     UnknownSubcommand { at: usize },
 }
 
+impl Problem {
+    /// Index of the word the problem is about.
+    pub fn at(&self) -> usize {
+        match self {
+            Problem::Unknown { at, .. }
+            | Problem::Ambiguous { at, .. }
+            | Problem::DynamicOption { at }
+            | Problem::MissingValue { at }
+            | Problem::UnexpectedValue { at }
+            | Problem::UnknownSubcommand { at } => *at,
+        }
+    }
+}
+
 /// An operand with its role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Operand {

@@ -251,7 +251,7 @@ pub(super) fn reads_stay_safe(
     }
     // `git diff --no-index A B` of directories prints every file in them
     // (rt24 A2: `git diff --no-index src .` printed `.env` as new).
-    if inv.base() == "git" && diffs_without_index(inv) {
+    if inv.base() == "git" && git_sub_with(inv, "diff", &["--no-index"]) {
         for t in c.touches.iter().filter(|t| t.kind == TouchKind::Operand) {
             if crate::fs::is_dir(ctx.fs, &t.path)
                 && secrets::tree_holds_secret(ctx.fs, &t.path, &secrets::TreeWalk::default())
@@ -262,7 +262,7 @@ pub(super) fn reads_stay_safe(
     }
     // `git grep --untracked|--no-index` reads the work tree below the
     // working directory, not the index.
-    if inv.base() == "git" && greps_work_tree(inv) {
+    if inv.base() == "git" && git_sub_with(inv, "grep", &["--untracked", "--no-index"]) {
         let Some(cwd) = inv.cwd.as_deref() else {
             return false;
         };
@@ -371,14 +371,14 @@ fn outer_ignores(ctx: &Context, dir: &str, mut walk: secrets::TreeWalk) -> secre
     walk
 }
 
-/// The plain relative pathspecs after `--` of a `git grep` (`None`: none,
-/// or one that is not a plain relative path: magic, globs, `..`).
-fn grep_pathspecs(inv: &analyze::Invocation) -> Option<Vec<String>> {
+/// The static words after a git call's `--` (`None`: no `--`, none after
+/// it, or a dynamic one).
+fn literal_pathspecs(inv: &analyze::Invocation) -> Option<Vec<String>> {
     let r = inv.reading.as_ref()?;
     let p = &r.parsed;
     let dd = p.dashdash?;
     let args = r.args();
-    let specs: Vec<String> = p
+    let specs = p
         .positionals
         .iter()
         .filter(|&&at| at > dd)
@@ -387,38 +387,32 @@ fn grep_pathspecs(inv: &analyze::Invocation) -> Option<Vec<String>> {
             _ => None,
         })
         .collect::<Option<Vec<_>>>()?;
+    (!specs.is_empty()).then_some(specs)
+}
+
+/// The plain relative pathspecs after `--` of a `git grep` (`None`: none,
+/// or one that is not a plain relative path: magic, globs, `..`).
+fn grep_pathspecs(inv: &analyze::Invocation) -> Option<Vec<String>> {
+    let specs = literal_pathspecs(inv)?;
     let plain = |s: &String| {
         !s.is_empty()
             && !s.starts_with([':', '/'])
             && !s.contains(['*', '?', '[', ']', '\\'])
             && !s.split('/').any(|seg| seg == "..")
     };
-    (!specs.is_empty() && specs.iter().all(plain)).then_some(specs)
+    specs.iter().all(plain).then_some(specs)
 }
 
-/// `git diff --no-index`.
-fn diffs_without_index(inv: &analyze::Invocation) -> bool {
+/// Whether a git call's subcommand is `sub` and it has one of `opts`
+/// (`git diff --no-index`, `git grep --untracked`).
+fn git_sub_with(inv: &analyze::Invocation, sub: &str, opts: &[&str]) -> bool {
     inv.reading.as_ref().is_some_and(|r| {
         let p = &r.parsed;
-        let diff = p
-            .nodes
+        p.nodes
             .get(1)
             .and_then(|n| n.names.first())
-            .is_some_and(|s| s == "diff");
-        diff && p.has("--no-index")
-    })
-}
-
-/// `git grep --untracked` / `--no-index`.
-fn greps_work_tree(inv: &analyze::Invocation) -> bool {
-    inv.reading.as_ref().is_some_and(|r| {
-        let p = &r.parsed;
-        let grep = p
-            .nodes
-            .get(1)
-            .and_then(|n| n.names.first())
-            .is_some_and(|s| s == "grep");
-        grep && (p.has("--untracked") || p.has("--no-index"))
+            .is_some_and(|s| s == sub)
+            && opts.iter().any(|o| p.has(o))
     })
 }
 
@@ -993,20 +987,7 @@ fn pathspec_limit(inv: &analyze::Invocation, ctx: &Context, cwd: &str) -> Option
     if p.has("--full-diff") {
         return None;
     }
-    let dd = p.dashdash?;
-    let args = r.args();
-    let specs: Vec<&str> = p
-        .positionals
-        .iter()
-        .filter(|&&at| at > dd)
-        .map(|&at| match args.get(at) {
-            Some(shellgate_programs::argv::Arg::Static(t)) => Some(*t),
-            _ => None,
-        })
-        .collect::<Option<Vec<_>>>()?;
-    if specs.is_empty() {
-        return None;
-    }
+    let specs = literal_pathspecs(inv)?;
     let top = repo::work_tree(ctx.fs, cwd)?;
     let Kernel::Path(here) = resolve::kernel(ctx.fs, cwd, true) else {
         return None;

@@ -29,13 +29,7 @@ impl Walker<'_> {
                     // `env -C / -S 'rm -rf .'` (rt24): the split line runs
                     // in that directory.
                     if let Some(d) = chdir {
-                        match d.expanded(&self.env.home) {
-                            Some(p) => own_cwd = resolve_opt(own_cwd.as_deref(), &p),
-                            None => {
-                                self.reason("dynamic_path");
-                                own_cwd = None;
-                            }
-                        }
+                        own_cwd = self.wrapper_chdir(&d, own_cwd);
                     }
                     wrappers.push(base);
                     argv = split;
@@ -68,13 +62,7 @@ impl Walker<'_> {
                         env.push(a);
                     }
                     if let Some(d) = chdir {
-                        match d.expanded(&self.env.home) {
-                            Some(p) => own_cwd = resolve_opt(own_cwd.as_deref(), &p),
-                            None => {
-                                self.reason("dynamic_path");
-                                own_cwd = None;
-                            }
-                        }
+                        own_cwd = self.wrapper_chdir(&d, own_cwd);
                     }
                     if skip >= argv.len() {
                         // Nothing wrapped: the wrapper is the command.
@@ -86,6 +74,18 @@ impl Walker<'_> {
             }
         }
         (argv, wrappers, own_cwd)
+    }
+
+    /// The command's own directory after a wrapper's `-C DIR` (`env -C`):
+    /// unknown, and the call complex, when DIR is dynamic.
+    fn wrapper_chdir(&mut self, dir: &Word, own_cwd: Option<String>) -> Option<String> {
+        match dir.expanded(&self.env.home) {
+            Some(p) => resolve_opt(own_cwd.as_deref(), &p),
+            None => {
+                self.reason("dynamic_path");
+                None
+            }
+        }
     }
 }
 
