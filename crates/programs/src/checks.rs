@@ -7,7 +7,7 @@ mod jq;
 mod sed;
 pub use awk::awk;
 pub use jq::{jq, yq};
-pub use sed::sed;
+pub use sed::{sed, sed_commands};
 
 /// What the caller knows of the world a validator cannot see (the
 /// programs crate does no I/O): the policy answers from the repository.

@@ -170,6 +170,8 @@ pub fn runs_inline_code(base: &str) -> bool {
         b.as_str(),
         "lua" | "luajit" | "rscript" | "r" | "julia" | "osascript" | "expect" | "tclsh" | "wish"
     ) || versioned(&b, "lua")
+        || versioned(&b, "tclsh")
+        || versioned(&b, "wish")
 }
 
 /// A POSIX-family shell (`bash`, `sh`, `zsh` …) by basename.

@@ -15,13 +15,29 @@ pub fn sed(script: &str) -> Result<(), String> {
     Reader {
         c: script.chars().collect(),
         i: 0,
+        runs: None,
     }
     .program()
+}
+
+/// The command lines a sed script's `e COMMAND` commands hand to a shell,
+/// read as sed reads the script, up to the first command the validator
+/// cannot read (hard deny checks them: `sed '1e rm -rf /' f`).
+pub fn sed_commands(script: &str) -> Vec<String> {
+    let mut r = Reader {
+        c: script.chars().collect(),
+        i: 0,
+        runs: Some(Vec::new()),
+    };
+    let _ = r.program();
+    r.runs.unwrap_or_default()
 }
 
 struct Reader {
     c: Vec<char>,
     i: usize,
+    /// When collecting: the `e` commands' texts, and `e` is read on.
+    runs: Option<Vec<String>>,
 }
 
 /// sed's `ISSPACE` (the C locale's isspace): what separates commands.
@@ -337,6 +353,29 @@ impl Reader {
                     }
                     self.end_of_cmd()?;
                 }
+                'e' if self.runs.is_some() => {
+                    // sed's `read_text`: the rest of the line.
+                    let mut text = String::new();
+                    let mut ch = self.nonblank();
+                    while let Some(c) = ch {
+                        if c == '\n' {
+                            break;
+                        }
+                        if c == '\\' {
+                            if let Some(n) = self.next() {
+                                text.push(n);
+                            }
+                        } else {
+                            text.push(c);
+                        }
+                        ch = self.next();
+                    }
+                    if !text.trim().is_empty() {
+                        if let Some(runs) = self.runs.as_mut() {
+                            runs.push(text);
+                        }
+                    }
+                }
                 'e' => return err("the e command runs a command"),
                 'a' | 'i' | 'c' => match self.nonblank() {
                     None => return err("a/i/c without text"),
@@ -392,6 +431,18 @@ impl Reader {
 #[cfg(test)]
 mod tests {
     use super::sed;
+
+    #[test]
+    fn e_commands_are_collected() {
+        use super::sed_commands;
+        assert_eq!(sed_commands("1e rm -rf /"), vec!["rm -rf /"]);
+        assert_eq!(
+            sed_commands("p;:a e id\n$e  touch x; ls"),
+            vec!["id", "touch x; ls"]
+        );
+        assert!(sed_commands("s/a/b/;p").is_empty());
+        assert!(sed_commands("1e").is_empty());
+    }
 
     #[test]
     fn scripts_that_only_print() {

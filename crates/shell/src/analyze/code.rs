@@ -79,6 +79,8 @@ const CALLS: &[&str] = &[
     "pipeline",
     // Lua `os.execute("…")`.
     "execute",
+    // Deno `new Deno.Command("rm", { args: [...] })`.
+    "Command",
 ];
 
 /// Calls whose list argument starts with the program's own name (argv[0]),
@@ -338,6 +340,39 @@ impl Src {
         }
     }
 
+    /// An object literal `{ …, KEY: […], … }` at `i` whose `args` or `cmd`
+    /// key holds a list of values (Deno `{ args: ["-rf", "/"] }`, `{ cmd:
+    /// ["rm", …] }`, Bun `{ cmd: […] }`): that list.
+    fn object_list(&self, i: usize, vars: &[(String, Val)]) -> Option<(Vec<Val>, usize)> {
+        if self.at(i) != Some('{') {
+            return None;
+        }
+        let mut k = i + 1;
+        loop {
+            k = self.ws(k);
+            let key = match self.ident(k) {
+                Some((w, e)) => Some((w, e)),
+                None => self.string(k),
+            };
+            let (name, e) = key?;
+            let colon = self.ws(e);
+            if self.at(colon) != Some(':') {
+                return None;
+            }
+            let v = self.ws(colon + 1);
+            if matches!(name.as_str(), "args" | "cmd") {
+                if let Some(found) = self.list(v, vars) {
+                    return Some(found);
+                }
+            }
+            let end = self.arg_end(v);
+            match self.at(end) {
+                Some(',') => k = end + 1,
+                _ => return None,
+            }
+        }
+    }
+
     /// Perl `qw(…)` (any bracket or delimiter): its words.
     fn qw(&self, i: usize) -> Option<(Vec<Val>, usize)> {
         if !(self.at(i) == Some('q') && self.at(i + 1) == Some('w')) {
@@ -582,8 +617,9 @@ pub(super) fn shell_strings(code: &str) -> Vec<String> {
                 }
                 continue;
             }
-            if let Some((list, _)) = s.list(k, &vars) {
-                // `subprocess.run(["rm", "-rf", "/"])`: an argv.
+            if let Some((list, _)) = s.list(k, &vars).or_else(|| s.object_list(k, &vars)) {
+                // `subprocess.run(["rm", "-rf", "/"])`, `Deno.run({ cmd:
+                // ["rm", …] })`: an argv.
                 if !list.is_empty() {
                     out.push(argv_line(&list));
                 }
@@ -594,6 +630,7 @@ pub(super) fn shell_strings(code: &str) -> Vec<String> {
                 let more = if s.at(after) == Some(',') {
                     let f = s.ws(after + 1);
                     s.list(f, &vars)
+                        .or_else(|| s.object_list(f, &vars))
                         .map(|(l, _)| (l, true))
                         .or_else(|| s.values(f, &vars).map(|(v, _)| (v, false)))
                 } else {
@@ -606,6 +643,172 @@ pub(super) fn shell_strings(code: &str) -> Vec<String> {
         i += 1;
     }
     out
+}
+
+/// The command lines literal Tcl code runs (`tclsh`, `wish`, `expect`):
+/// `exec WORDS…` and expect's `spawn WORDS…` run an argv (`|` between
+/// words starts the next command of a pipeline; a redirection word ends
+/// it), expect's `system WORDS…` hands the words, joined, to a shell. Only
+/// words the gate can read are taken: braced, or quoted or bare without
+/// `$`, `[` or `\`; a command with any other word is left out.
+pub(super) fn tcl_commands(code: &str) -> Vec<String> {
+    let c: Vec<char> = code.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut at_start = true;
+    while i < c.len() {
+        let ch = c[i];
+        if matches!(ch, '\n' | ';' | '[' | '{' | '}' | ']') {
+            at_start = true;
+            i += 1;
+            continue;
+        }
+        if ch == ' ' || ch == '\t' {
+            i += 1;
+            continue;
+        }
+        if !at_start || !ch.is_ascii_alphabetic() {
+            at_start = false;
+            i += 1;
+            continue;
+        }
+        at_start = false;
+        let start = i;
+        while i < c.len() && c[i].is_ascii_alphanumeric() {
+            i += 1;
+        }
+        let name: String = c[start..i].iter().collect();
+        if !matches!(name.as_str(), "exec" | "spawn" | "system")
+            || !c.get(i).is_some_and(|&x| x == ' ' || x == '\t')
+        {
+            continue;
+        }
+        let (words, end) = tcl_words(&c, i);
+        i = end;
+        let Some(words) = words else { continue };
+        if name == "system" {
+            out.push(words.join(" "));
+            continue;
+        }
+        let mut line: Vec<String> = Vec::new();
+        let mut opts = true;
+        for w in words {
+            if opts && w.starts_with('-') {
+                if w == "--" {
+                    opts = false;
+                }
+                continue;
+            }
+            opts = false;
+            if w == "|" || w == "|&" {
+                if !line.is_empty() {
+                    out.push(std::mem::take(&mut line).join(" "));
+                }
+                continue;
+            }
+            if w.starts_with(['<', '>']) || w.starts_with("2>") {
+                break;
+            }
+            line.push(quote(&w));
+        }
+        if !line.is_empty() {
+            out.push(line.join(" "));
+        }
+    }
+    out
+}
+
+/// The shell command lines (and Python code's) one gdb command hands on:
+/// `shell CMD` (`she`, `shel`), `!CMD`, `pipe GDBCMD | CMD` and `| GDBCMD
+/// | CMD` (the text after the last `|`), `python CODE` (`py`, `pi`,
+/// `python-interactive`) read as Python.
+pub(super) fn gdb_commands(text: &str) -> Vec<String> {
+    let t = text.trim_start();
+    if let Some(rest) = t.strip_prefix('!') {
+        return vec![rest.to_string()];
+    }
+    if t.starts_with('|') {
+        return t
+            .rsplit('|')
+            .next()
+            .map(str::to_string)
+            .into_iter()
+            .collect();
+    }
+    let (word, rest) = t.split_once([' ', '\t']).unwrap_or((t, ""));
+    match word {
+        "she" | "shel" | "shell" => vec![rest.to_string()],
+        "pipe" => rest
+            .rsplit('|')
+            .next()
+            .map(str::to_string)
+            .into_iter()
+            .collect(),
+        "py" | "pyt" | "pyth" | "pytho" | "python" | "pi" | "python-interactive" => {
+            shell_strings(rest)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The words of one Tcl command from `i` to its end (a line break, `;`
+/// `]` or the `}` closing a body, outside braces and quotes); `None` when one of them is not
+/// readable (a substitution, an escape, an unbalanced brace).
+fn tcl_words(c: &[char], mut i: usize) -> (Option<Vec<String>>, usize) {
+    let mut words = Vec::new();
+    let mut ok = true;
+    loop {
+        while i < c.len() && matches!(c[i], ' ' | '\t') {
+            i += 1;
+        }
+        match c.get(i) {
+            None | Some('\n' | ';' | ']' | '}') => break,
+            Some('{') => {
+                let mut depth = 0usize;
+                let mut j = i;
+                let mut end = None;
+                while j < c.len() {
+                    match c[j] {
+                        '\\' => ok = false,
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = Some(j);
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                let Some(e) = end else {
+                    return (None, c.len());
+                };
+                words.push(c[i + 1..e].iter().collect());
+                i = e + 1;
+            }
+            Some('"') => {
+                let Some(len) = c[i + 1..].iter().position(|&x| x == '"') else {
+                    return (None, c.len());
+                };
+                let w: String = c[i + 1..i + 1 + len].iter().collect();
+                ok &= !w.contains(['$', '[', '\\']);
+                words.push(w);
+                i += len + 2;
+            }
+            Some(_) => {
+                let start = i;
+                while i < c.len() && !matches!(c[i], ' ' | '\t' | '\n' | ';' | ']' | '}') {
+                    i += 1;
+                }
+                let w: String = c[start..i].iter().collect();
+                ok &= !w.contains(['$', '[', '\\', '{', '"']);
+                words.push(w);
+            }
+        }
+    }
+    (ok.then_some(words), i)
 }
 
 /// What a call given `first` (and maybe more arguments: a list, or more
@@ -937,6 +1140,25 @@ mod tests {
         has("BEGIN { \"rm -rf /\" | getline }", "rm -rf /");
         has("BEGIN { c = \"rm -rf /\"; c | getline x }", "rm -rf /");
         has("do shell script \"rm -rf ~\"", "rm -rf ~");
+    }
+
+    #[test]
+    fn tcl_exec_and_gdb_shell() {
+        assert_eq!(tcl_commands("exec rm -rf /"), vec!["'rm' '-rf' '/'"]);
+        assert_eq!(
+            tcl_commands("puts hi; if {1} {exec -keepnewline -- ls {a b} | wc -l}"),
+            vec!["'ls' 'a b'", "'wc' '-l'"]
+        );
+        // Substitutions are not read; neither are redirections' targets.
+        assert!(tcl_commands("exec rm -rf $d").is_empty());
+        assert_eq!(tcl_commands("exec ls > out"), vec!["'ls'"]);
+        assert_eq!(tcl_commands("system rm -rf /"), vec!["rm -rf /"]);
+        assert!(tcl_commands("set x [string length exec]").is_empty());
+        assert_eq!(gdb_commands("shell rm -rf /"), vec!["rm -rf /"]);
+        assert_eq!(gdb_commands("!id"), vec!["id"]);
+        assert_eq!(gdb_commands("| bt | sh -c 'x'"), vec![" sh -c 'x'"]);
+        assert!(gdb_commands("run").is_empty());
+        assert!(gdb_commands("show version").is_empty());
     }
 
     #[test]

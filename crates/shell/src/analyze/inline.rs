@@ -149,7 +149,7 @@ impl Walker<'_> {
                 // Literal code handing a static string to a shell
                 // (`os.system("…")`, `` `…` ``).
                 Some(code) => {
-                    for cmd in super::code::shell_strings(&code) {
+                    for cmd in program_commands(base, &code) {
                         self.ungated_text(&cmd, own_cwd, ctx);
                     }
                     if super::code::forks_without_bound(&code) {
@@ -188,28 +188,7 @@ impl Walker<'_> {
         ctx: &Ctx,
     ) {
         let home = self.env.home.clone();
-        let mut texts: Vec<String> = Vec::new();
-        for r in redirects {
-            match &r.target {
-                RedirTarget::HereString(w) => texts.extend(w.expanded(&home)),
-                RedirTarget::HereDoc {
-                    body,
-                    expands: false,
-                } => texts.push(body.raw.clone()),
-                RedirTarget::HereDoc {
-                    body,
-                    expands: true,
-                } => {
-                    // Nothing to expand: the body as written.
-                    if !body.raw.contains(['$', '`', '\\']) {
-                        texts.push(body.raw.clone());
-                    } else {
-                        texts.extend(body.expanded(&home));
-                    }
-                }
-                _ => {}
-            }
-        }
+        let texts = stdin_texts(redirects, &home);
         // A literal `echo 'rm -rf /' | sh` stays an ordinary complex ask:
         // SPEC §3.2 names it, and the shared cases adv-223 and cx-070 pin
         // it (noted on issue 17 as a SPEC question).
@@ -220,7 +199,7 @@ impl Walker<'_> {
                 self.ungated_text(&text, own_cwd, ctx);
                 continue;
             }
-            for cmd in super::code::shell_strings(&text) {
+            for cmd in program_commands(base, &text) {
                 self.ungated_text(&cmd, own_cwd, ctx);
             }
             if super::code::forks_without_bound(&text) {
@@ -390,6 +369,50 @@ pub(super) fn script_mentions(s: &Script, names: &[&str]) -> bool {
         .any(|i| names.contains(&i.run_base().as_str()))
 }
 
+/// The command lines literal program text of `base`'s language hands to
+/// a shell or runs (Tcl's `exec` for `tclsh`, `wish`, `expect`; the call
+/// shapes of [`super::code::shell_strings`] for the others).
+pub(super) fn program_commands(base: &str, code: &str) -> Vec<String> {
+    let b = base.to_ascii_lowercase();
+    let tcl = matches!(b.as_str(), "tclsh" | "wish" | "expect")
+        || crate::verbs::versioned(&b, "tclsh")
+        || crate::verbs::versioned(&b, "wish");
+    let mut out = super::code::shell_strings(code);
+    if tcl {
+        out.extend(super::code::tcl_commands(code));
+    }
+    out
+}
+
+/// The program texts a here-string or heredoc hands to standard input
+/// that the gate can read: a here-string's expansion, a quoted heredoc's
+/// body as written, an unquoted one's when it expands nothing.
+pub(super) fn stdin_texts(redirects: &[Redirect], home: &str) -> Vec<String> {
+    let mut texts: Vec<String> = Vec::new();
+    for r in redirects {
+        match &r.target {
+            RedirTarget::HereString(w) => texts.extend(w.expanded(home)),
+            RedirTarget::HereDoc {
+                body,
+                expands: false,
+            } => texts.push(body.raw.clone()),
+            RedirTarget::HereDoc {
+                body,
+                expands: true,
+            } => {
+                // Nothing to expand: the body as written.
+                if !body.raw.contains(['$', '`', '\\']) {
+                    texts.push(body.raw.clone());
+                } else {
+                    texts.extend(body.expanded(home));
+                }
+            }
+            _ => {}
+        }
+    }
+    texts
+}
+
 /// The command string of `fish -c CODE` (`--command`, glued, in a
 /// cluster) or of `pwsh`/`powershell -Command CODE…` (any prefix of
 /// `-Command`; the words after it are joined, as PowerShell joins them).
@@ -492,6 +515,13 @@ fn interpreter_flags_run_code(base: &str, argv: &[Word]) -> bool {
             break;
         }
         if !v.starts_with('-') {
+            // `deno eval CODE`; `deno repl --eval CODE` (its options follow).
+            if base == "deno" && v == "eval" {
+                return true;
+            }
+            if base == "deno" && v == "repl" {
+                continue;
+            }
             // The script operand ends the interpreter's own options.
             break;
         }

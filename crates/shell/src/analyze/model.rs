@@ -9,6 +9,7 @@ use shellgate_programs::{judge, lookup, parse, Arg, Parsed, Program, Role};
 use super::cwd::resolve_opt;
 use super::walk::{Ctx, Walker};
 use crate::paths::basename;
+use crate::syntax::Redirect;
 use crate::word::Word;
 
 /// What bash passes for an input process substitution.
@@ -174,6 +175,7 @@ impl Walker<'_> {
         &mut self,
         reading: &Reading,
         argv: &[Word],
+        redirects: &[Redirect],
         own_cwd: Option<&str>,
         start: usize,
         ctx: &Ctx,
@@ -553,19 +555,57 @@ impl Walker<'_> {
         // `.u | "x \(.a)"` is a string interpolation, not awk's pipe into a
         // command (rt13 must-allow G4: the string was read as shell and
         // failed to parse).
-        for op in reading.operands() {
-            if op.role == Role::Code && !matches!(op.check, Some("jq" | "yq")) {
-                if let Some(t) = reading.text(op.at) {
-                    let t = t.to_string();
-                    for cmd in super::code::shell_strings(&t) {
+        // sed's `e COMMAND` hands COMMAND to a shell (rt24: `sed -n '1e rm
+        // -rf /' f`), in an operand or an `-e`/`--expression` value.
+        let check = reading.program().id.as_str();
+        let mut codes: Vec<String> = reading
+            .operands()
+            .iter()
+            .filter(|op| op.role == Role::Code)
+            .filter_map(|op| reading.text(op.at).map(str::to_string))
+            .collect();
+        codes.extend(
+            p.opts
+                .iter()
+                .filter(|o| !o.negated && o.opt.value == Role::Code)
+                .filter_map(|o| o.value.and_then(|v| p.value_text(&args, v)))
+                .map(str::to_string),
+        );
+        // `awk -f -`, `sed -f /dev/stdin`, `make -f -`: code nobody can
+        // see, unless a here-string or heredoc carries it (`awk -f - <<<
+        // 'BEGIN{system("…")}'`, rt24): that text is checked too.
+        if super::inline::stdin_program_option(reading) {
+            self.reason("stdin_program");
+            codes.extend(super::inline::stdin_texts(
+                redirects,
+                &self.env.home.clone(),
+            ));
+        }
+        // gdb's `-ex 'shell CMD'`, `-ex '!CMD'`, `-ex 'pipe … | CMD'` hand
+        // CMD to a shell; `-ex 'python …'` runs Python.
+        if check == "gdb" {
+            for o in p
+                .opts
+                .iter()
+                .filter(|o| matches!(o.opt.name.as_str(), "-ex" | "-iex"))
+            {
+                if let Some(t) = o.value.and_then(|v| p.value_text(&args, v)) {
+                    for cmd in super::code::gdb_commands(t) {
                         self.ungated_text(&cmd, own_cwd, ctx);
                     }
                 }
             }
         }
-        // `awk -f -`, `sed -f /dev/stdin`, `make -f -`: code nobody can see.
-        if super::inline::stdin_program_option(reading) {
-            self.reason("stdin_program");
+        if !matches!(check, "jq" | "yq") {
+            for t in &codes {
+                let mut cmds = super::code::shell_strings(t);
+                if check == "sed" {
+                    cmds.extend(shellgate_programs::checks::sed_commands(t));
+                }
+                for cmd in cmds {
+                    self.ungated_text(&cmd, own_cwd, ctx);
+                }
+            }
         }
         for r in judge::uncovered(p, &args) {
             if judge::is_oneshot(&r) {

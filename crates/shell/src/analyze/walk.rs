@@ -608,7 +608,14 @@ impl<'e> Walker<'e> {
         let (own_cwd, uncovered) = match &reading {
             Some(reading) => {
                 let own_cwd = self.model_chdir(reading, &argv, own_cwd);
-                let unc = self.model_reasons(reading, &argv, own_cwd.as_deref(), s.start, ctx);
+                let unc = self.model_reasons(
+                    reading,
+                    &argv,
+                    &s.redirects,
+                    own_cwd.as_deref(),
+                    s.start,
+                    ctx,
+                );
                 (own_cwd, unc)
             }
             None => {
