@@ -384,6 +384,150 @@ pub(super) fn program_commands(base: &str, code: &str) -> Vec<String> {
     out
 }
 
+/// Editors that run code from their command line: vim's `-c CMD`,
+/// `--cmd CMD`, `+CMD` (not a line number or a search), `-S`/`-u`/`-U`/
+/// `-s` files and nvim's `-l SCRIPT`; emacs's `--eval`, `-l`/`--load`,
+/// `-f`/`--funcall`, `--script`, `-x`. `None`: not such an editor call;
+/// otherwise the command lines the literal code hands to a shell (`-c
+/// '!CMD'`, `(shell-command "CMD")`), for hard deny.
+pub(super) fn editor_code(base: &str, argv: &[Word]) -> Option<Vec<String>> {
+    let b = base.to_ascii_lowercase();
+    let vim = matches!(
+        b.as_str(),
+        "vi" | "vim" | "nvim" | "ex" | "view" | "gvim" | "rvim" | "vimdiff" | "evim" | "gview"
+    );
+    let emacs =
+        matches!(b.as_str(), "emacs" | "emacs-nox" | "emacsclient") || b.starts_with("emacs2");
+    if !vim && !emacs {
+        return None;
+    }
+    let mut runs = false;
+    let mut texts = Vec::new();
+    let mut words = argv.iter().skip(1).peekable();
+    while let Some(w) = words.next() {
+        let Some(v) = w.literal() else {
+            // An option known only at run time may be any of them.
+            if w.lossy_value().starts_with(['-', '+']) || w.lossy_value().is_empty() {
+                runs = true;
+            }
+            continue;
+        };
+        if v == "--" {
+            break;
+        }
+        if vim {
+            if let Some(cmd) = v.strip_prefix('+') {
+                let plain = cmd.is_empty()
+                    || cmd.chars().all(|c| c.is_ascii_digit())
+                    || (cmd.starts_with('/') && !cmd.contains('|'));
+                if !plain {
+                    runs = true;
+                    texts.extend(vim_shell(cmd));
+                }
+                continue;
+            }
+            match v.as_str() {
+                "-c" | "--cmd" => {
+                    runs = true;
+                    if let Some(t) = words.next().and_then(Word::literal) {
+                        texts.extend(vim_shell(&t));
+                    }
+                }
+                "-S" | "-u" | "-U" | "-l" | "--startuptime" | "-w" | "-W" | "-i" | "--listen" => {
+                    runs = true;
+                }
+                _ if v.starts_with("-c") && !v.starts_with("--") => {
+                    runs = true;
+                    texts.extend(vim_shell(&v[2..]));
+                }
+                // `-s FILE` reads normal-mode keys from FILE; `-es`/`-Es`
+                // is ex's silent mode.
+                _ if v.starts_with('-')
+                    && !v.starts_with("--")
+                    && v.contains('s')
+                    && !(v.contains('e') || v.contains('E')) =>
+                {
+                    runs = true;
+                }
+                _ => {}
+            }
+        } else {
+            let name = v.trim_start_matches('-');
+            let (name, glued) = match name.split_once('=') {
+                Some((n, val)) => (n, Some(val.to_string())),
+                None => (name, None),
+            };
+            if matches!(
+                name,
+                "eval" | "execute" | "l" | "load" | "f" | "funcall" | "script" | "x" | "e"
+            ) || (v.starts_with("-l") && !v.starts_with("--") && v.len() > 2)
+            {
+                runs = true;
+                let text = glued.or_else(|| words.peek().and_then(|n| n.literal()));
+                if let Some(t) = text {
+                    texts.extend(lisp_shell(&t));
+                }
+            }
+        }
+    }
+    runs.then_some(texts)
+}
+
+/// The shell command of one vim ex command: `!CMD`, `silent !CMD`, `r
+/// !CMD`, `w !CMD`, and the strings `system("…")` and the like run.
+fn vim_shell(cmd: &str) -> Vec<String> {
+    let mut out = super::code::shell_strings(cmd);
+    let mut t = cmd.trim_start_matches([':', ' ', '\t']);
+    for prefix in ["silent!", "silent", "sil!", "sil", "exe", "execute"] {
+        if let Some(rest) = t.strip_prefix(prefix) {
+            t = rest.trim_start();
+        }
+    }
+    for prefix in ["read", "r", "write", "w", "w!"] {
+        if let Some(rest) = t.strip_prefix(prefix) {
+            if rest.trim_start().starts_with('!') {
+                t = rest.trim_start();
+                break;
+            }
+        }
+    }
+    if let Some(rest) = t.strip_prefix('!') {
+        out.push(rest.to_string());
+    }
+    out
+}
+
+/// The command strings of Emacs Lisp's `(shell-command "…")` family.
+fn lisp_shell(code: &str) -> Vec<String> {
+    const CALLS: &[&str] = &[
+        "(shell-command-to-string",
+        "(shell-command",
+        "(async-shell-command",
+        "(call-process-shell-command",
+        "(process-lines-ignore-status",
+    ];
+    let mut out = Vec::new();
+    for call in CALLS {
+        for (i, _) in code.match_indices(call) {
+            let rest = &code[i + call.len()..];
+            let rest = rest.trim_start();
+            if let Some(body) = rest.strip_prefix('"') {
+                let mut s = String::new();
+                let mut chars = body.chars();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => s.extend(chars.next()),
+                        '"' => break,
+                        c => s.push(c),
+                    }
+                }
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
 /// The program texts a here-string or heredoc hands to standard input
 /// that the gate can read: a here-string's expansion, a quoted heredoc's
 /// body as written, an unquoted one's when it expands nothing.

@@ -168,6 +168,14 @@ impl Walker<'_> {
                 }
             }
         }
+        // An editor told to run code (`vim -c '!CMD'`, `emacs --eval`): a
+        // grant for the editor never covers it (§15.15).
+        if let Some(texts) = super::inline::editor_code(base, argv) {
+            self.reason("inline_code");
+            for t in texts {
+                self.ungated_text(&t, own_cwd, ctx);
+            }
+        }
         match base {
             "eval" => {
                 self.reason("eval");
