@@ -300,10 +300,20 @@ fn content_walk(
     is_dir: bool,
 ) -> Option<secrets::TreeWalk> {
     let base = inv.base();
+    // Any other modelled reader told to recurse into a directory whose
+    // files it reads (`zcat -rf dir`, `zstdcat -r dir`: rt25b F1 printed
+    // the `.env` inside), not only list (`ls -R`: its operands are names).
+    let model_prints = || {
+        inv.reading.as_ref().is_some_and(|r| {
+            use shellgate_programs::spec::Role;
+            r.parsed.any_effect(shellgate_programs::fx::RECURSIVE)
+                && r.parsed.operands().iter().any(|op| op.role == Role::Read)
+        })
+    };
     let prints = match base.as_str() {
         "grep" | "egrep" | "fgrep" | "rg" | "ag" | "ack" => b.recursive_read,
         "diff" => b.reads_tree(is_dir),
-        _ => false,
+        _ => model_prints(),
     };
     if !prints {
         return None;
