@@ -340,6 +340,15 @@ fn check_json_carries_the_sandbox_command() {
     // A caller that cannot rewrite: asks.
     let d = check(&t, &["--no-sandbox"], call);
     assert_eq!(d["reason"], "approval_required", "{d}");
+    // The text form's caller may read only the exit status (rt25a F5:
+    // `check -- "$C" && eval "$C"` ran the build unconfined): it asks.
+    let o = cmd(&t)
+        .args(["check", "--session", "s1", "--project-dir", &t.proj])
+        .args(["--", call])
+        .output()
+        .expect("check");
+    assert_eq!(o.status.code(), Some(10), "{}", show(&o));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("sandboxed"));
     // A build: profile build; sandbox = off in policy.toml: asks.
     let d = check(&t, &[], "go test ./...");
     assert_eq!(d["sandbox"]["profile"], "build", "{d}");
@@ -1021,6 +1030,124 @@ fn sandboxed_runs_cannot_read_credentials_inside_tool_homes() {
     );
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(!stdout.contains("FAKE-SECRET-rt9"), "{}", show(&o));
+    assert!(stdout.contains("PUBLIC"), "{}", show(&o));
+}
+
+/// rt25a F1: Python code a sandboxed run leaves where the interpreter
+/// loads it by itself (ignored by git, never reviewed) does not survive
+/// into the human's next unconfined run: bytecode it wrote is removed, and
+/// a `.pth` or `sitecustomize.py` in the project's virtualenv or a changed
+/// `pyvenv.cfg` fails the run (the next identical call asks).
+#[test]
+fn sandboxed_runs_leave_no_python_start_up_code() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    real_repo(&t);
+    let site = format!("{}/.venv/lib/python3.11/site-packages", t.proj);
+    std::fs::create_dir_all(&site).expect("mkdir");
+    std::fs::write(format!("{}/.venv/pyvenv.cfg", t.proj), "home = /usr/bin\n").expect("cfg");
+    std::fs::create_dir_all(format!("{}/app/__pycache__", t.proj)).expect("mkdir");
+    // Bytecode from before the run is the user's: kept.
+    std::fs::write(
+        format!("{}/app/__pycache__/old.cpython-311.pyc", t.proj),
+        "o",
+    )
+    .expect("pyc");
+    let script = "case \"$1\" in\n\
+        pyc) echo evil > app/__pycache__/util.cpython-311.pyc; echo ok > app/util.py ;;\n\
+        pth) echo 'import os' > .venv/lib/python3.11/site-packages/zz.pth ;;\n\
+        site) echo 'import os' > .venv/lib/python3.11/site-packages/sitecustomize.py ;;\n\
+        cfg) echo 'home = /tmp/x' > .venv/pyvenv.cfg ;;\n\
+        esac\n";
+    std::fs::write(format!("{}/py.sh", t.proj), script).expect("write");
+    // The watch counts what changed from a little before the run.
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let o = exec(&t, "bash py.sh pyc");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(!Path::new(&format!("{}/app/__pycache__/util.cpython-311.pyc", t.proj)).exists());
+    assert!(Path::new(&format!("{}/app/__pycache__/old.cpython-311.pyc", t.proj)).exists());
+    assert_eq!(
+        std::fs::read_to_string(format!("{}/app/util.py", t.proj)).expect("src"),
+        "ok\n"
+    );
+    for how in ["pth", "site", "cfg"] {
+        let o = exec(&t, &format!("bash py.sh {how}"));
+        assert_eq!(o.status.code(), Some(125), "{how}: {}", show(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("left something for later"), "{how}: {err}");
+    }
+}
+
+/// rt25a F3: credentials in the configuration of tools whose homes the
+/// sandbox opens (Bazel, Go, Cabal, Leiningen, mise, Stack, Gradle init
+/// scripts, sbt's global settings, Julia's package servers) are hidden
+/// from a sandboxed run; a config without one stays readable.
+#[test]
+fn sandboxed_runs_cannot_read_credentials_in_tool_configs() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    let files = [
+        (
+            ".bazelrc",
+            "build --remote_header=x-buildbuddy-api-key=FAKE-rt25\n",
+        ),
+        (
+            ".config/go/env",
+            "GOPROXY=https://u:FAKE-rt25@proxy.example\n",
+        ),
+        (".cabal/config", "password: FAKE-rt25\n"),
+        (
+            ".lein/profiles.clj",
+            "{:auth {:repository-auth {#\"r\" {:password \"FAKE-rt25\"}}}}\n",
+        ),
+        (
+            ".config/mise/config.toml",
+            "[env]\nAPI_TOKEN = \"FAKE-rt25\"\n",
+        ),
+        (".stack/config.yaml", "github-token: FAKE-rt25\n"),
+        (
+            ".gradle/init.d/repo.gradle",
+            "credentials { password 'FAKE-rt25' }\n",
+        ),
+        (
+            ".sbt/1.0/global.sbt",
+            "credentials += Credentials(\"r\", \"h\", \"u\", \"FAKE-rt25\")\n",
+        ),
+        (
+            ".julia/servers/pkg.example/auth.toml",
+            "access_token = \"FAKE-rt25\"\n",
+        ),
+    ];
+    for (f, text) in files {
+        let p = format!("{}/{f}", t.home);
+        std::fs::create_dir_all(Path::new(&p).parent().expect("parent")).expect("mkdir");
+        std::fs::write(&p, text).expect("write");
+    }
+    std::fs::write(format!("{}/.cabal/config.public", t.home), "PUBLIC\n").expect("write");
+    let script = files
+        .iter()
+        .map(|(f, _)| format!("cat ~/{f};"))
+        .chain(std::iter::once("cat ~/.cabal/config.public".to_string()))
+        .collect::<String>();
+    let o = sandbox(
+        &t,
+        &[
+            "--project-dir",
+            &t.proj,
+            "--profile",
+            "build",
+            "--",
+            "bash",
+            "-c",
+            &script,
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!stdout.contains("FAKE-rt25"), "{}", show(&o));
     assert!(stdout.contains("PUBLIC"), "{}", show(&o));
 }
 

@@ -115,6 +115,10 @@ pub(crate) const HOME_SECRETS: &[&str] = &[
     ".lein/credentials.clj",
     ".config/rebar3/hex.config",
     ".hex/hex.config",
+    // rt25a F3: Julia's package-server tokens, the Snowflake connector's
+    // token cache.
+    ".julia/servers",
+    ".cache/snowflake",
     // macOS and sandboxed-app stores (§15.19)
     "Library/Keychains",
     "Library/Cookies",
@@ -625,6 +629,9 @@ pub(crate) fn config_holds_credential(text: &str) -> bool {
         "_auth",
         "apikey",
         "api_key",
+        "api-key",
+        "credentials(",
+        "repository-auth",
     ];
     if WORDS.iter().any(|w| lower.contains(w)) || shellgate_secrets::credential_value(text) {
         return true;
@@ -658,6 +665,19 @@ mod tests {
             "[url \"https://x-access-token:T@github.com/\"]\n\tinsteadOf = https://github.com/\n"
         ));
         assert!(holds("index-url = https://u:pw@pypi.example/simple\n"));
+        // rt25a F3: Bazel's remote headers, sbt's and Leiningen's forms.
+        assert!(holds("build --remote_header=x-buildbuddy-api-key=abc\n"));
+        assert!(holds(
+            "credentials += Credentials(\"R\", \"h\", \"u\", \"p\")\n"
+        ));
+        assert!(holds(
+            "{:user {:repository-auth {#\"r\" {:username \"u\" :password \"p\"}}}}"
+        ));
+        // A credential helper is not a credential (git still needs its
+        // user.name from this file).
+        assert!(!holds(
+            "[user]\n\tname = A\n[credential]\n\thelper = store\n"
+        ));
         assert!(!holds("[user]\n\tname = A\n\temail = a@b.c\n[credential]\n\thelper = osxkeychain\n[url \"ssh://git@github.com/\"]\n\tinsteadOf = https://github.com/\n"));
     }
 

@@ -1175,7 +1175,27 @@ impl Resolver {
             self.home.join(".cargo/config"),
             self.home.join(".bundle/config"),
             self.home.join(".gradle/gradle.properties"),
+            // rt25a F3: a sandboxed script printed a credential from each.
+            self.home.join(".bazelrc"),
+            xdg.join("go/env"),
+            self.home.join(".cabal/config"),
+            self.home.join(".lein/profiles.clj"),
+            xdg.join("mise/config.toml"),
+            self.home.join(".stack/config.yaml"),
         ];
+        // And every file of the directories these tools read whole
+        // (Gradle's init scripts, sbt's global settings, mise's conf.d).
+        let mut configs = configs.to_vec();
+        for dir in [
+            self.home.join(".gradle/init.d"),
+            self.home.join(".sbt/1.0"),
+            self.home.join(".sbt/0.13"),
+            xdg.join("mise/conf.d"),
+        ] {
+            if let Ok(entries) = fs::read_dir(&dir) {
+                configs.extend(entries.flatten().map(|e| e.path()));
+            }
+        }
         for c in configs {
             if fs::read(&c)
                 .is_ok_and(|b| data::config_holds_credential(&String::from_utf8_lossy(&b)))

@@ -22,9 +22,10 @@ Examples:
   shellgate check --tool file_read --project-dir . -- ./notes.txt
 
 Exit status: 0 allow, 10 ask, 11 deny, 2 usage error, 1 internal error.
-An allow with reason `sandboxed` must run the command of its `sandbox` field
-(the call wrapped in `shellgate sandbox`), not the call itself; a caller that
-cannot do that passes --no-sandbox.
+With --json or --batch, an allow with reason `sandboxed` must run the command
+of its `sandbox` field (the call wrapped in `shellgate sandbox`), not the call
+itself; a caller that cannot do that passes --no-sandbox. Without them (the
+exit status is all a caller may read) the sandboxed allow is never offered.
 An ask is answered with `shellgate decide --option KEY` (same call options).")]
 pub struct CheckArgs {
     #[command(flatten)]
@@ -41,11 +42,14 @@ pub struct CheckArgs {
     pub no_sandbox: bool,
 }
 
-/// The policy for `check`: the sandboxed allow is offered unless the
-/// caller said it cannot run the wrapped command.
+/// The policy for `check`: the sandboxed allow is offered only to a
+/// caller that reads the decision's JSON (where the `sandbox` field says
+/// what to run) and did not say it cannot run the wrapped command. A caller
+/// of the text form may read only the exit status (`check -- "$C" && eval
+/// "$C"`, rt25a F5): an exit 0 there must mean "run it as it is".
 fn check_policy(homes: &Homes, a: &CheckArgs) -> Result<shellgate_policy::decision::Policy> {
     let mut policy = edge::load_policy(homes)?;
-    if !a.no_sandbox {
+    if !a.no_sandbox && (a.json || a.batch.is_some()) {
         edge::offer_sandbox(homes, &mut policy);
     }
     Ok(policy)

@@ -216,6 +216,8 @@ impl RunWatch {
         if self.repo.is_some() {
             found.extend(hidden_by_new_ignores(&self.project, self.started));
         }
+        #[cfg(unix)]
+        found.extend(python_start_up(&self.project, self.started));
         if let Some(repo) = &self.repo {
             found.extend(repo.after_run());
         }
@@ -261,15 +263,7 @@ const IGNORE_WALK_TIME: Duration = Duration::from_secs(2);
 /// (what it hid shows in `git status` again). One line per file.
 #[cfg(unix)]
 fn hidden_by_new_ignores(project: &Path, started: SystemTime) -> Vec<String> {
-    let changed = |m: &std::fs::Metadata| {
-        use std::os::unix::fs::MetadataExt;
-        let ctime = SystemTime::UNIX_EPOCH
-            + Duration::new(
-                u64::try_from(m.ctime()).unwrap_or(0),
-                u32::try_from(m.ctime_nsec()).unwrap_or(0),
-            );
-        ctime >= started
-    };
+    let changed = |m: &std::fs::Metadata| changed_since(m, started);
     // One bounded walk: the ignore files and every entry the run wrote.
     let deadline = Instant::now() + IGNORE_WALK_TIME;
     let mut ignores: Vec<PathBuf> = Vec::new();
@@ -364,6 +358,125 @@ fn hidden_by_new_ignores(project: &Path, started: SystemTime) -> Vec<String> {
             "(the project was checked as far as {IGNORE_WALK_MAX} entries or {} s reach)",
             IGNORE_WALK_TIME.as_secs()
         ));
+    }
+    found
+}
+
+/// Whether a file's status changed at or after `started` (what the run
+/// wrote: a run cannot set a status-change time back).
+#[cfg(unix)]
+fn changed_since(m: &std::fs::Metadata, started: SystemTime) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let ctime = SystemTime::UNIX_EPOCH
+        + Duration::new(
+            u64::try_from(m.ctime()).unwrap_or(0),
+            u32::try_from(m.ctime_nsec()).unwrap_or(0),
+        );
+    ctime >= started
+}
+
+/// Python code a run left where the interpreter loads it by itself, which
+/// git does not show and nobody reviews (rt25a F1), for the human's next
+/// unconfined `python`, `pytest` or `pip`:
+/// - bytecode: a `.pyc` in a `__pycache__` the run wrote is removed (a
+///   cache: Python writes it again from the source). An unchecked one runs
+///   instead of its source even after the source is edited;
+/// - a virtualenv at the project root (a directory holding `pyvenv.cfg`):
+///   a `pyvenv.cfg` the run changed (its `home` chooses the interpreter),
+///   and a `.pth`, `sitecustomize.py` or `usercustomize.py` it wrote into
+///   the environment's `site-packages` (run at every interpreter start)
+///   make the run count as failed; they are left for the human to judge.
+///
+/// Only real directories are entered (the parent runs unconfined: a link
+/// the run planted must not make it remove the user's own files).
+#[cfg(unix)]
+fn python_start_up(project: &Path, started: SystemTime) -> Vec<String> {
+    let mut found = Vec::new();
+    let real_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    if let Ok(entries) = std::fs::read_dir(project) {
+        for e in entries.flatten() {
+            let venv = e.path();
+            let cfg = venv.join("pyvenv.cfg");
+            if !real_dir(&venv) {
+                continue;
+            }
+            let Ok(m) = std::fs::symlink_metadata(&cfg) else {
+                continue;
+            };
+            if changed_since(&m, started) {
+                found.push(format!(
+                    "it changed {} (the virtualenv's interpreter); left in place",
+                    cfg.display()
+                ));
+            }
+            // `lib64` is often a link to `lib`: only real directories.
+            for lib in ["lib", "lib64"] {
+                if !real_dir(&venv.join(lib)) {
+                    continue;
+                }
+                let Ok(pythons) = std::fs::read_dir(venv.join(lib)) else {
+                    continue;
+                };
+                for py in pythons.flatten() {
+                    let site = py.path().join("site-packages");
+                    if !real_dir(&py.path()) || !real_dir(&site) {
+                        continue;
+                    }
+                    let Ok(files) = std::fs::read_dir(&site) else {
+                        continue;
+                    };
+                    for f in files.flatten() {
+                        let name = f.file_name();
+                        let name = name.to_string_lossy();
+                        let start_up = name.ends_with(".pth")
+                            || name == "sitecustomize.py"
+                            || name == "usercustomize.py";
+                        if start_up
+                            && f.path()
+                                .symlink_metadata()
+                                .is_ok_and(|m| changed_since(&m, started))
+                        {
+                            found.push(format!(
+                                "it wrote {} (code every start of the environment's Python runs); left in place",
+                                f.path().display()
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Bytecode the run wrote, anywhere in the project but `.git` and
+    // `node_modules` (bounded like the walk for ignore files).
+    let deadline = Instant::now() + IGNORE_WALK_TIME;
+    let mut stack = vec![project.to_path_buf()];
+    let mut seen = 0usize;
+    'walk: while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let cache = dir.file_name().is_some_and(|n| n == "__pycache__");
+        for e in entries.flatten() {
+            seen += 1;
+            if seen > IGNORE_WALK_MAX || Instant::now() > deadline {
+                break 'walk;
+            }
+            let Ok(m) = e.path().symlink_metadata() else {
+                continue;
+            };
+            let name = e.file_name();
+            if m.is_dir() {
+                if name != ".git" && name != "node_modules" {
+                    stack.push(e.path());
+                }
+                continue;
+            }
+            let pyc = name.to_string_lossy().ends_with(".pyc");
+            if cache && pyc && m.is_file() && changed_since(&m, started) {
+                // A cache entry: removing it costs a recompilation.
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
     }
     found
 }

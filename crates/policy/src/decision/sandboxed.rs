@@ -713,11 +713,26 @@ fn closing_quote(b: &[u8], from: usize, escapes: bool) -> Option<usize> {
 /// A path in a project's own environment of programs (`.venv/bin`,
 /// `node_modules/.bin`): a program written there may later run, outside
 /// the sandbox, under the name of a known one when that directory is on
-/// `PATH`.
+/// `PATH`. Likewise the code that environment loads by itself, which git
+/// does not show (ignored) and the human never reviews (rt25a F1): the
+/// installed packages (`site-packages`, `dist-packages`, `node_modules`,
+/// where a `.pth` file or `sitecustomize.py` runs at every interpreter
+/// start), bytecode caches (an unchecked `.pyc` runs instead of its
+/// source, even after the source is edited) and a virtualenv's
+/// `pyvenv.cfg` (its `home` chooses the interpreter).
 fn env_bin_path(p: &str) -> bool {
+    let name = paths::basename(p);
     ENV_BINS
         .iter()
         .any(|d| p.ends_with(d) || p.contains(&format!("{d}/")))
+        || p.split('/').any(|seg| {
+            matches!(
+                seg,
+                "site-packages" | "dist-packages" | "node_modules" | "__pycache__"
+            )
+        })
+        || name.ends_with(".pyc")
+        || matches!(name, "pyvenv.cfg" | "sitecustomize.py" | "usercustomize.py")
 }
 
 /// A path inside the project's `.git`, a host's control files, or a file
