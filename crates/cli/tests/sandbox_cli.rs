@@ -1151,6 +1151,56 @@ fn sandboxed_runs_cannot_read_credentials_in_tool_configs() {
     assert!(stdout.contains("PUBLIC"), "{}", show(&o));
 }
 
+/// rt25a F2: the project's secret files are hidden wherever they lie —
+/// deep (`a/b/c/d/.env`) or in a build output (`dist/.env`) — and a
+/// project too large to check (a run could plant thousands of files to
+/// push a secret past the walk) is refused, not run half-checked.
+#[test]
+fn sandboxed_runs_see_no_deep_secrets_and_refuse_unchecked_projects() {
+    if !require_sandbox() {
+        return;
+    }
+    let t = tree();
+    for f in ["a/b/c/d/.env", "dist/.env"] {
+        let p = format!("{}/{f}", t.proj);
+        std::fs::create_dir_all(Path::new(&p).parent().expect("parent")).expect("mkdir");
+        std::fs::write(&p, "API_TOKEN=FAKE-rt25-deep\n").expect("write");
+    }
+    std::fs::write(format!("{}/a/b/c/d/readme", t.proj), "PUBLIC\n").expect("write");
+    let run = |script: &str| {
+        sandbox(
+            &t,
+            &[
+                "--project-dir",
+                &t.proj,
+                "--profile",
+                "build",
+                "--",
+                "bash",
+                "-c",
+                script,
+            ],
+        )
+    };
+    let o = run("cat a/b/c/d/.env dist/.env; cat a/b/c/d/readme");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(!stdout.contains("FAKE-rt25-deep"), "{}", show(&o));
+    assert!(stdout.contains("PUBLIC"), "{}", show(&o));
+    let flood = format!("{}/t01", t.proj);
+    std::fs::create_dir_all(&flood).expect("mkdir");
+    for i in 0..20_001 {
+        std::fs::write(format!("{flood}/f{i}"), "").expect("write");
+    }
+    let o = run("cat a/b/c/d/readme");
+    assert_eq!(o.status.code(), Some(125), "{}", show(&o));
+    assert!(!String::from_utf8_lossy(&o.stdout).contains("PUBLIC"));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("20000 entries"),
+        "{}",
+        show(&o)
+    );
+}
+
 /// rt9 F13: a secret-looking file staged in the index makes git's content
 /// printers ask (`git diff --cached` would print it); a tracked template
 /// (`.env.example`) does not.

@@ -486,8 +486,11 @@ pub(crate) const CACHE_DIRS: &[CacheDir] = &[
     cache(None, "", ".cabal/packages"),
 ];
 
-/// Directories the bounded project walk does not enter (dependency trees and
-/// build outputs: large, and their secrets are not the project's).
+/// Directories the bounded project walk does not enter: dependency trees
+/// and caches (large, and their secrets are not the project's). Build
+/// outputs are walked: a build copies the project's `.env` into `dist/`
+/// (rt25a F2 printed `dist/.env`); so are `.terraform` (its backend
+/// config) and `.idea` (data sources with passwords).
 pub(crate) const WALK_SKIP: &[&str] = &[
     ".git",
     "node_modules",
@@ -497,11 +500,7 @@ pub(crate) const WALK_SKIP: &[&str] = &[
     "venv",
     "__pycache__",
     ".gradle",
-    ".terraform",
-    ".idea",
     ".cache",
-    "build",
-    "dist",
 ];
 
 /// Most plain files made readable in each directory above the project
@@ -512,9 +511,14 @@ pub(crate) const ABOVE_PROJECT_MAX_FILES: usize = 200;
 /// closed home.
 pub(crate) const PATH_LINKS_MAX: usize = 1000;
 
-/// Bounds of the project walk for secret files.
-pub(crate) const WALK_MAX_DEPTH: usize = 3;
-pub(crate) const WALK_MAX_ENTRIES: usize = 5000;
+/// Bounds of the project walk for secret files. A walk that reaches one
+/// has not seen every secret the command could read: the sandbox refuses
+/// to run (rt25a F2: a first run planted 5,200 files so that the next one
+/// read a `.env` the walk no longer reached; a depth bound left
+/// `services/api/config/.env` readable). The same budget as the policy's
+/// tree walk.
+pub(crate) const WALK_MAX_DEPTH: usize = 64;
+pub(crate) const WALK_MAX_ENTRIES: usize = 20_000;
 
 /// Directory names inside a project that are hidden whole.
 pub(crate) const SECRET_DIR_NAMES: &[&str] = &[

@@ -94,8 +94,10 @@
 //!   processes' files there are writable. `/dev/shm` is private.
 //! * Under `build`, writable caches (e.g. `~/.cargo/registry`) can be
 //!   poisoned for later builds outside the sandbox.
-//! * The secret scan of the project is bounded (depth 3, 5000 entries,
-//!   dependency and build directories skipped). Without the network,
+//! * The secret scan of the project is bounded (20,000 entries, depth 64,
+//!   dependency directories and caches skipped: a `.env` inside
+//!   `node_modules` or `vendor` stays readable); a project beyond the bound
+//!   is refused (exit 125, the next call asks). Without the network,
 //!   environment variables named like credentials (`*TOKEN*`, `*SECRET*`,
 //!   `*PASSW*`, `*_KEY`, …) are removed; with it they pass (a private
 //!   registry may need them). Other processes' `/proc/<pid>/cmdline` stays

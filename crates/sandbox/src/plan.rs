@@ -1246,12 +1246,13 @@ impl Resolver {
             for e in entries.flatten() {
                 seen += 1;
                 if seen > data::WALK_MAX_ENTRIES {
-                    self.notes.push(format!(
-                        "secret scan of {} stopped after {} entries: deeper secret files stay readable",
+                    return Err(SandboxError::Plan(format!(
+                        "{} holds more than {} entries to check for secret files (dependency \
+                         directories and caches aside); the command cannot be confined without \
+                         knowing them all",
                         root.display(),
                         data::WALK_MAX_ENTRIES
-                    ));
-                    return Ok(());
+                    )));
                 }
                 let name = e.file_name();
                 let Some(name) = name.to_str() else { continue };
@@ -1264,7 +1265,15 @@ impl Resolver {
                 if ft.is_dir() {
                     if data::SECRET_DIR_NAMES.contains(&name) {
                         self.add_hidden(&p)?;
-                    } else if d + 1 < data::WALK_MAX_DEPTH && !data::WALK_SKIP.contains(&name) {
+                    } else if !data::WALK_SKIP.contains(&name) {
+                        if d + 1 >= data::WALK_MAX_DEPTH {
+                            return Err(SandboxError::Plan(format!(
+                                "{} is nested deeper than {} directories to check for secret \
+                                 files; the command cannot be confined without knowing them all",
+                                p.display(),
+                                data::WALK_MAX_DEPTH
+                            )));
+                        }
                         queue.push_back((p, d + 1));
                     }
                 } else if data::is_secret_file_name(name) || data::SECRET_DIR_NAMES.contains(&name)
