@@ -756,6 +756,20 @@ fn sandboxed_builds_cannot_leave_replacement_refs_or_mcp_servers() {
     // Neighbour: the same commit without a replacement ref is no such change.
     let o = exec(&t, "bash rep.sh none");
     assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    // rt25a: git's legacy remote files (`git remote -v` lists their URL,
+    // `git fetch evil` contacts it), also where the directory was there.
+    std::fs::create_dir_all(format!("{}/.git/branches", t.proj)).expect("mkdir");
+    std::fs::write(
+        format!("{}/rem.sh", t.proj),
+        "mkdir -p .git/remotes && printf 'URL: http://127.0.0.1:9/x\\n' > .git/remotes/evil\n\
+         echo http://127.0.0.1:9/y > .git/branches/evil2\n",
+    )
+    .expect("write");
+    let o = exec(&t, "bash rem.sh");
+    assert_eq!(o.status.code(), Some(125), "{}", show(&o));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("as a remote"));
+    assert!(!Path::new(&format!("{}/.git/remotes/evil", t.proj)).exists());
+    assert!(!Path::new(&format!("{}/.git/branches/evil2", t.proj)).exists());
 }
 
 /// rt12 F7: a submodule registered but not initialised (a plain clone) has

@@ -115,6 +115,31 @@ const MCP_STARTS: &str = "an agent or editor starts the servers or commands it n
 /// creates below one that was absent is removed with the directory.
 const CREATED_DIRS: &[(&str, &str)] = &[(".continue/mcpServers", MCP_STARTS)];
 
+/// Directories whose *new* entries matter even where the directory was
+/// there before (`git init` makes an empty `.git/branches`): git's legacy
+/// remote files name a URL that `git remote -v` lists and `git fetch NAME`
+/// contacts (rt25a: one a sandboxed run created survived). A new entry is
+/// removed and the run fails.
+const WATCHED_ENTRIES: &[(&str, &str)] = &[
+    (".git/remotes", LEGACY_REMOTE),
+    (".git/branches", LEGACY_REMOTE),
+];
+
+/// Why a legacy remote file matters.
+const LEGACY_REMOTE: &str = "git reads it as a remote: its URL is fetched from and pushed to";
+
+/// The entries of a project directory (empty when it is not a real one).
+fn entries_of(project: &Path, rel: &str) -> BTreeSet<std::ffi::OsString> {
+    if !real_dirs_between(project, rel)
+        || !std::fs::symlink_metadata(project.join(rel)).is_ok_and(|m| m.is_dir())
+    {
+        return BTreeSet::new();
+    }
+    std::fs::read_dir(project.join(rel))
+        .map(|r| r.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default()
+}
+
 /// What is compared around a sandboxed run.
 #[derive(Debug)]
 pub struct RunWatch {
@@ -128,6 +153,8 @@ pub struct RunWatch {
     absent: Vec<(&'static str, &'static str)>,
     /// The watched directories ([`CREATED_DIRS`]) absent before the run.
     absent_dirs: Vec<(&'static str, &'static str)>,
+    /// The entries of [`WATCHED_ENTRIES`] before the run.
+    entries: Vec<BTreeSet<std::ffi::OsString>>,
 }
 
 impl RunWatch {
@@ -152,6 +179,10 @@ impl RunWatch {
                 .iter()
                 .copied()
                 .filter(|(rel, _)| std::fs::symlink_metadata(project.join(rel)).is_err())
+                .collect(),
+            entries: WATCHED_ENTRIES
+                .iter()
+                .map(|(rel, _)| entries_of(project, rel))
                 .collect(),
         }
     }
@@ -210,6 +241,22 @@ impl RunWatch {
                     p.display()
                 ),
             });
+        }
+        for ((rel, why), before) in WATCHED_ENTRIES.iter().zip(&self.entries) {
+            for name in entries_of(&self.project, rel).difference(before) {
+                let p = self.project.join(rel).join(name);
+                let removed = match std::fs::symlink_metadata(&p) {
+                    Ok(m) if m.is_dir() => std::fs::remove_dir_all(&p),
+                    _ => std::fs::remove_file(&p),
+                };
+                found.push(match removed {
+                    Ok(()) => format!("it created {} ({why}); removed", p.display()),
+                    Err(e) => format!(
+                        "it created {} ({why}), which cannot be removed: {e}",
+                        p.display()
+                    ),
+                });
+            }
         }
         // Status-change times are a Unix notion; the sandbox is Unix-only.
         #[cfg(unix)]
