@@ -493,8 +493,9 @@ fn python_start_up(project: &Path, started: SystemTime) -> Vec<String> {
             }
         }
     }
-    // Bytecode the run wrote, anywhere in the project but `.git` and
-    // `node_modules` (bounded like the walk for ignore files).
+    // Bytecode the run wrote, anywhere in the project but `.git`,
+    // `node_modules` and `target` (bounded like the walk for ignore files;
+    // one `stat` per `.pyc` in a `__pycache__`, none for other entries).
     let deadline = Instant::now() + IGNORE_WALK_TIME;
     let mut stack = vec![project.to_path_buf()];
     let mut seen = 0usize;
@@ -508,18 +509,23 @@ fn python_start_up(project: &Path, started: SystemTime) -> Vec<String> {
             if seen > IGNORE_WALK_MAX || Instant::now() > deadline {
                 break 'walk;
             }
-            let Ok(m) = e.path().symlink_metadata() else {
-                continue;
-            };
+            // The entry's type from the directory listing (no `stat`); a
+            // link is neither a directory nor a file here.
+            let Ok(ft) = e.file_type() else { continue };
             let name = e.file_name();
-            if m.is_dir() {
-                if name != ".git" && name != "node_modules" {
+            if ft.is_dir() {
+                if name != ".git" && name != "node_modules" && name != "target" {
                     stack.push(e.path());
                 }
                 continue;
             }
-            let pyc = name.to_string_lossy().ends_with(".pyc");
-            if cache && pyc && m.is_file() && changed_since(&m, started) {
+            if !(cache && ft.is_file() && name.to_string_lossy().ends_with(".pyc")) {
+                continue;
+            }
+            if e.path()
+                .symlink_metadata()
+                .is_ok_and(|m| m.is_file() && changed_since(&m, started))
+            {
                 // A cache entry: removing it costs a recompilation.
                 let _ = std::fs::remove_file(e.path());
             }
