@@ -46,6 +46,18 @@ struct NodeSrc {
     dir_reads: bool,
     #[serde(default)]
     plus: bool,
+    /// Why a grant for this node never covers a call (`terraform console`
+    /// evaluates what standard input brings).
+    #[serde(default)]
+    never_covered: Option<String>,
+    /// Words after `--` are another program's options (`gh repo clone R --
+    /// --template=T` hands them to git clone): a call with any is not
+    /// covered.
+    #[serde(default)]
+    passthrough: bool,
+    /// Its file operands are sent over the network (`gh gist create F`).
+    #[serde(default)]
+    uploads: bool,
     #[serde(default)]
     forms: Vec<FormSrc>,
     #[serde(default)]
@@ -560,7 +572,7 @@ fn node(
     // stored while its code was made, before this list.
     let subs = t.list("Node", subs);
     format!(
-        "Node {{ names: {names}, kind: Kind::{kind_s}, safe: {}, forms: {forms}, options: {opts}, complete: {}, inherit: {}, operands: {operands}, subs: {subs}, sub_required: {}, numeric: {}, paths_modifier: {}, targets: {}, dir_reads: {}, plus: {}, long_single_dash: {long_single} }}",
+        "Node {{ names: {names}, kind: Kind::{kind_s}, safe: {}, forms: {forms}, options: {opts}, complete: {}, inherit: {}, operands: {operands}, subs: {subs}, sub_required: {}, numeric: {}, paths_modifier: {}, targets: {}, dir_reads: {}, plus: {}, long_single_dash: {long_single}, never_covered: {}, passthrough: {}, uploads: {} }}",
         n.safe,
         n.complete.unwrap_or(true),
         n.inherit,
@@ -570,6 +582,12 @@ fn node(
         n.targets,
         n.dir_reads,
         n.plus,
+        match &n.never_covered {
+            Some(why) => format!("Some({why:?})"),
+            None => "None".to_string(),
+        },
+        n.passthrough,
+        n.uploads,
     )
 }
 

@@ -585,7 +585,15 @@ pub fn parse(program: &'static Program, args: &[Arg]) -> Parsed {
                         k += 1;
                     }
                     Arity::Optional | Arity::Required => {
-                        let voff = off + c.len_utf8();
+                        let mut voff = off + c.len_utf8();
+                        // pflag (cobra), clap and Go's flag package read
+                        // `-o=V` as the value `V` (rt26b F1: `kubectl
+                        // kustomize k -o=../../.bashrc` wrote `~/.bashrc`
+                        // while the model read a name `=../../.bashrc`).
+                        if matches!(style, Style::Cli | Style::Go) && text[voff..].starts_with('=')
+                        {
+                            voff += 1;
+                        }
                         if voff < text.len() {
                             p.opts.push(OptUse {
                                 opt: o,

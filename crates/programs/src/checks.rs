@@ -58,9 +58,22 @@ pub fn run_in(name: &str, text: &str, facts: &Facts) -> Result<(), String> {
         "sysctlname" => sysctl_name(text),
         "msbuild" => msbuild_operand(text),
         "sbt" => sbt_command(text),
+        "k8starget" => k8s_target(text),
         "none" => Err("program text is never read-only here".into()),
         _ => Err(format!("no validator named {name}")),
     }
+}
+
+/// A `kubectl debug` target that is a pod, not a node: `kubectl debug
+/// node/N` runs a pod in the node's host namespaces with its root file
+/// system mounted (rt26b F11), which a grant for debugging pods must not
+/// cover.
+fn k8s_target(text: &str) -> Result<(), String> {
+    let kind = text.split('/').next().unwrap_or("").to_ascii_lowercase();
+    if text.contains('/') && matches!(kind.as_str(), "node" | "nodes" | "no") {
+        return Err("a node target runs in the node's host namespaces".into());
+    }
+    Ok(())
 }
 
 /// Sections of git configuration whose keys hold settings, never

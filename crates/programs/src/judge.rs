@@ -302,6 +302,17 @@ pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
     if at_file_word(p, args).is_some() {
         out.push(format!("oneshot_option:{name}:@file"));
     }
+    if let Some(why) = leaf.never_covered {
+        out.push(format!("never_covered:{name}:{why}"));
+    }
+    if leaf.passthrough && p.dashdash.is_some_and(|dd| dd + 1 < args.len()) {
+        out.push(format!("passthrough:{name}:--"));
+    }
+    // A program that sends its file operands over the network (`gh gist
+    // create F`, `gh release upload TAG F`, rt26b F7): like `curl -T`.
+    if leaf.uploads && p.operands().iter().any(|op| op.role == Role::Read) {
+        out.push(format!("upload:{name}:operand"));
+    }
     for pr in &p.problems {
         match pr {
             // An option naming a package source, even where the model
@@ -367,6 +378,16 @@ pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
             if sends {
                 out.push(format!("upload:{name}:{}", o.opt.name));
             }
+        }
+        // curl's `-w '%output{FILE}…'` (8.3+) writes the rest of the
+        // write-out to FILE (rt26b F12).
+        if name == "curl"
+            && o.opt.name == "-w"
+            && o.value
+                .and_then(|v| p.value_text(args, v))
+                .is_none_or(|t| t.contains("%output{"))
+        {
+            out.push(format!("oneshot_option:{name}:-w"));
         }
         // A list of files named elsewhere (`--files0-from`, `tar -T`): what
         // it reads is not what the human saw (§15.2).

@@ -553,6 +553,16 @@ pub struct Node {
     /// Short single-dash long options (`-name` for find/Go-style) are
     /// matched as long options.
     pub long_single_dash: bool,
+    /// Why a grant for this node never covers a call (`terraform console`
+    /// evaluates what standard input brings: rt26b F10).
+    pub never_covered: Option<&'static str>,
+    /// Words after `--` are another program's options (`gh repo clone R --
+    /// --template=T`, rt26b F9): a call with any is not covered.
+    pub passthrough: bool,
+    /// Its file operands are sent over the network (`gh gist create F`,
+    /// `gh release upload TAG F`, rt26b F7): a grant never covers a call
+    /// naming one, like `curl -T F`.
+    pub uploads: bool,
 }
 
 /// A program: its top-level node and its option parser.

@@ -276,22 +276,25 @@ impl Reader {
         }
     }
 
-    /// The flags of `s` (sed's `mark_subst_opts`).
-    fn subst_flags(&mut self) -> Result<(), String> {
+    /// The flags of `s` (sed's `mark_subst_opts`). Collecting, `e` is read
+    /// on and reported (`Ok(true)`).
+    fn subst_flags(&mut self) -> Result<bool, String> {
+        let mut e = false;
         loop {
             match self.nonblank() {
                 Some('i' | 'I' | 'm' | 'M' | 'g' | 'p') => {}
                 Some(c) if c.is_ascii_digit() => self.integer(),
+                Some('e') if self.runs.is_some() => e = true,
                 Some('e') => return err("the e flag of s runs the pattern space"),
                 Some('w') => return err("the w flag of s writes a file"),
                 ch @ Some('}' | '#') => {
                     self.back(ch);
-                    return Ok(());
+                    return Ok(e);
                 }
-                None | Some('\n' | ';') => return Ok(()),
+                None | Some('\n' | ';') => return Ok(e),
                 Some('\r') => {
                     return if self.next() == Some('\n') {
-                        Ok(())
+                        Ok(e)
                     } else {
                         err("unknown s flag")
                     };
@@ -413,8 +416,25 @@ impl Reader {
                 's' => {
                     let d = self.delimiter()?;
                     self.delimited(d, true)?;
+                    let from = self.i;
                     self.delimited(d, false)?;
-                    self.subst_flags()?;
+                    let to = self.i.saturating_sub(1);
+                    if self.subst_flags()? {
+                        // `s/.*/CMD/e` runs the pattern space it made: the
+                        // replacement, escapes undone (`\/` is `/`).
+                        let mut text = String::new();
+                        let mut chars = self.c[from..to.max(from)].iter();
+                        while let Some(&c) = chars.next() {
+                            if c == '\\' {
+                                text.extend(chars.next());
+                            } else {
+                                text.push(c);
+                            }
+                        }
+                        if let Some(runs) = self.runs.as_mut() {
+                            runs.push(text);
+                        }
+                    }
                 }
                 'y' => {
                     let d = self.delimiter()?;
@@ -442,6 +462,8 @@ mod tests {
         );
         assert!(sed_commands("s/a/b/;p").is_empty());
         assert!(sed_commands("1e").is_empty());
+        assert_eq!(sed_commands("s/.*/rm -rf \\//e"), vec!["rm -rf /"]);
+        assert_eq!(sed_commands("s|x|id|ge"), vec!["id"]);
     }
 
     #[test]

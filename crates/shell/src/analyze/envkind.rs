@@ -187,6 +187,23 @@ fn code_by_shape(name: &str) -> bool {
         "INPUTRC",
         "GNUPGHOME",
         "SHELL",
+        // rt26b F12: Go's GOAUTH runs a command for every module fetch,
+        // GOVCS chooses the version-control tools; rustup's toolchain (a
+        // path, or one installed from another server) is the compiler.
+        "GOAUTH",
+        "GOVCS",
+        "RUSTUP_TOOLCHAIN",
+        "RUSTUP_DIST_SERVER",
+        "RUSTUP_UPDATE_ROOT",
+        // rt26b F6/F12: the host a client talks to and signs requests
+        // for, like the option it mirrors (`--hostname`, `--endpoint-url`,
+        // `--kube-context` are scopes): never inert by their `_HOST`/`_URL`
+        // suffix.
+        "GH_HOST",
+        "GITHUB_API_URL",
+        "GITLAB_HOST",
+        "GLAB_HOST",
+        "KUBECONTEXT",
     ];
     let upper = name.to_ascii_uppercase();
     EXACT.contains(&name)
@@ -194,6 +211,9 @@ fn code_by_shape(name: &str) -> bool {
         // carries assignments to sub-makes (`X!=CMD`, rt11 F3), and its
         // special variables start with a dot.
         || name.starts_with("MAKE")
+        || name.contains("ENDPOINT")
+        || name.starts_with("HELM_KUBE")
+        || name.starts_with("RUSTUP_")
         || name == "GNUMAKEFLAGS"
         || name.starts_with('.')
         || upper.starts_with("NPM_CONFIG_")
