@@ -1063,6 +1063,14 @@ fn sandboxed_runs_leave_no_python_start_up_code() {
     std::fs::create_dir_all(&site).expect("mkdir");
     std::fs::write(format!("{}/.venv/pyvenv.cfg", t.proj), "home = /usr/bin\n").expect("cfg");
     std::fs::create_dir_all(format!("{}/app/__pycache__", t.proj)).expect("mkdir");
+    // rt26a F3: a virtualenv below the root, a venv's scripts and modules.
+    let sub = format!("{}/sub/.venv", t.proj);
+    std::fs::create_dir_all(format!("{sub}/lib/python3.11/site-packages")).expect("mkdir");
+    std::fs::write(format!("{sub}/pyvenv.cfg"), "home = /usr/bin\n").expect("cfg");
+    std::fs::create_dir_all(format!("{}/.venv/bin", t.proj)).expect("mkdir");
+    std::fs::write(format!("{}/.venv/bin/activate", t.proj), "# activate\n").expect("bin");
+    std::fs::create_dir_all(format!("{site}/pip")).expect("mkdir");
+    std::fs::write(format!("{site}/pip/__init__.py"), "").expect("pip");
     // Bytecode from before the run is the user's: kept.
     std::fs::write(
         format!("{}/app/__pycache__/old.cpython-311.pyc", t.proj),
@@ -1074,6 +1082,10 @@ fn sandboxed_runs_leave_no_python_start_up_code() {
         pth) echo 'import os' > .venv/lib/python3.11/site-packages/zz.pth ;;\n\
         site) echo 'import os' > .venv/lib/python3.11/site-packages/sitecustomize.py ;;\n\
         cfg) echo 'home = /tmp/x' > .venv/pyvenv.cfg ;;\n\
+        nested) echo 'import os' > sub/.venv/lib/python3.11/site-packages/zz.pth ;;\n\
+        bin) echo 'touch m' >> .venv/bin/activate ;;\n\
+        pkg) echo 'import os' >> .venv/lib/python3.11/site-packages/pip/__init__.py ;;\n\
+        link) echo evil > elsewhere.pyc; ln -s ../../elsewhere.pyc app/__pycache__/linked.cpython-311.pyc ;;\n\
         esac\n";
     std::fs::write(format!("{}/py.sh", t.proj), script).expect("write");
     // The watch counts what changed from a little before the run.
@@ -1086,7 +1098,15 @@ fn sandboxed_runs_leave_no_python_start_up_code() {
         std::fs::read_to_string(format!("{}/app/util.py", t.proj)).expect("src"),
         "ok\n"
     );
-    for how in ["pth", "site", "cfg"] {
+    let o = exec(&t, "bash py.sh link");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(std::fs::symlink_metadata(format!(
+        "{}/app/__pycache__/linked.cpython-311.pyc",
+        t.proj
+    ))
+    .is_err());
+    assert!(Path::new(&format!("{}/elsewhere.pyc", t.proj)).exists());
+    for how in ["pth", "site", "cfg", "nested", "bin", "pkg"] {
         let o = exec(&t, &format!("bash py.sh {how}"));
         assert_eq!(o.status.code(), Some(125), "{how}: {}", show(&o));
         let err = String::from_utf8_lossy(&o.stderr);
@@ -1175,7 +1195,14 @@ fn sandboxed_runs_see_no_deep_secrets_and_refuse_unchecked_projects() {
         return;
     }
     let t = tree();
-    for f in ["a/b/c/d/.env", "dist/.env"] {
+    // rt26a F4: secret by where it lies, as the gate reads it.
+    let placed = [
+        ".kube/config",
+        ".docker/config.json",
+        ".cargo/credentials.toml",
+        ".config/gh/hosts.yml",
+    ];
+    for f in ["a/b/c/d/.env", "dist/.env"].iter().chain(placed.iter()) {
         let p = format!("{}/{f}", t.proj);
         std::fs::create_dir_all(Path::new(&p).parent().expect("parent")).expect("mkdir");
         std::fs::write(&p, "API_TOKEN=FAKE-rt25-deep\n").expect("write");
@@ -1196,7 +1223,10 @@ fn sandboxed_runs_see_no_deep_secrets_and_refuse_unchecked_projects() {
             ],
         )
     };
-    let o = run("cat a/b/c/d/.env dist/.env; cat a/b/c/d/readme");
+    let o = run(
+        "cat a/b/c/d/.env dist/.env .kube/config .docker/config.json \
+         .cargo/credentials.toml .config/gh/hosts.yml; cat a/b/c/d/readme",
+    );
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(!stdout.contains("FAKE-rt25-deep"), "{}", show(&o));
     assert!(stdout.contains("PUBLIC"), "{}", show(&o));

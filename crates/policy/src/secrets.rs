@@ -78,30 +78,6 @@ pub const SECRET_NAMES: &[&str] = &[
     "login data",
 ];
 
-/// Directories whose whole content is secret (public keys excepted).
-pub const SECRET_DIRS: &[&[&str]] = &[
-    &[".ssh"],
-    &[".aws"],
-    &[".gnupg"],
-    &[".azure"],
-    &[".config", "gcloud"],
-    &[".oci"],
-    &[".local", "share", "keyrings"],
-];
-
-/// Files secret by their last segments (the last one a lowercase glob).
-pub const SECRET_SUFFIXES: &[&[&str]] = &[
-    &[".kube", "config"],
-    &[".docker", "config.json"],
-    &[".config", "gh", "hosts.yml"],
-    &[".terraform.d", "credentials.tfrc.json"],
-    &[".cargo", "credentials*"],
-    &[".vercel", "auth.json"],
-    &[".composer", "auth.json"],
-    &[".config", "composer", "auth.json"],
-    &[".config", "rclone", "rclone.conf"],
-];
-
 /// File extensions that make an `id_…` name ordinary source or data
 /// (`id_utils.py`, `id_map.json`) rather than a private key.
 const ORDINARY_EXTENSIONS: &[&str] = &[
@@ -266,21 +242,7 @@ pub fn is_secret_path(path: &str) -> bool {
     if last.ends_with(".pub") {
         return false;
     }
-    for dir in SECRET_DIRS {
-        if segs.windows(dir.len()).any(|w| w == *dir) {
-            return true;
-        }
-    }
-    for suffix in SECRET_SUFFIXES {
-        if segs.len() >= suffix.len() {
-            let tail = &segs[segs.len() - suffix.len()..];
-            let n = suffix.len() - 1;
-            if tail[..n] == suffix[..n] && glob_match_any(suffix[n], tail[n], false) {
-                return true;
-            }
-        }
-    }
-    false
+    shellgate_secrets::secret_by_segments(&segs)
 }
 
 /// How a recursive reader walks a tree, for [`tree_holds_secret`].

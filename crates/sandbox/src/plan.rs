@@ -1276,7 +1276,9 @@ impl Resolver {
                         }
                         queue.push_back((p, d + 1));
                     }
-                } else if data::is_secret_file_name(name) || data::SECRET_DIR_NAMES.contains(&name)
+                } else if data::is_secret_file_name(name)
+                    || data::SECRET_DIR_NAMES.contains(&name)
+                    || secret_by_place(root, &p)
                 {
                     self.add_hidden(&p)?;
                 }
@@ -1284,6 +1286,22 @@ impl Resolver {
         }
         Ok(())
     }
+}
+
+/// Whether a file below the project root is secret by where it lies (the
+/// gate's vocabulary: `.kube/config`, `.docker/config.json`,
+/// `.cargo/credentials.toml`, `.config/gh/hosts.yml`), as its path from the
+/// root reads in lower case (rt26a F4: a sandboxed script printed them).
+fn secret_by_place(root: &Path, p: &Path) -> bool {
+    let Ok(rel) = p.strip_prefix(root) else {
+        return false;
+    };
+    let segs: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase())
+        .collect();
+    let segs: Vec<&str> = segs.iter().map(String::as_str).collect();
+    shellgate_secrets::secret_by_segments(&segs)
 }
 
 /// Whether resolving the absolute path `p` passes through (or ends in) one

@@ -205,3 +205,72 @@ mod tests {
         assert!(!credential_value("https://u@host/x:y@z"));
     }
 }
+
+/// Directories secret whole wherever they lie, as path segments (lower
+/// case): a path with these consecutive segments is secret.
+pub const SECRET_DIRS: &[&[&str]] = &[
+    &[".ssh"],
+    &[".aws"],
+    &[".gnupg"],
+    &[".azure"],
+    &[".config", "gcloud"],
+    &[".oci"],
+    &[".local", "share", "keyrings"],
+];
+
+/// Files secret by their last segments (lower case; the last one may end
+/// in `*`): `.kube/config`, `.docker/config.json`, `.cargo/credentials*`.
+pub const SECRET_SUFFIXES: &[&[&str]] = &[
+    &[".kube", "config"],
+    &[".docker", "config.json"],
+    &[".config", "gh", "hosts.yml"],
+    &[".terraform.d", "credentials.tfrc.json"],
+    &[".cargo", "credentials*"],
+    &[".vercel", "auth.json"],
+    &[".composer", "auth.json"],
+    &[".config", "composer", "auth.json"],
+    &[".config", "rclone", "rclone.conf"],
+];
+
+/// Whether a path's segments (lower case, in order) name a secret by where
+/// it lies: inside one of [`SECRET_DIRS`], or ending in one of
+/// [`SECRET_SUFFIXES`]. The gate asks before a command reads such a path,
+/// and the sandbox hides one inside the project (rt26a F4: a sandboxed
+/// script printed the project's `.kube/config` and `.cargo/credentials.toml`).
+pub fn secret_by_segments(segs: &[&str]) -> bool {
+    if SECRET_DIRS
+        .iter()
+        .any(|dir| segs.windows(dir.len()).any(|w| w == *dir))
+    {
+        return true;
+    }
+    SECRET_SUFFIXES.iter().any(|suffix| {
+        let Some(start) = segs.len().checked_sub(suffix.len()) else {
+            return false;
+        };
+        let tail = &segs[start..];
+        let n = suffix.len() - 1;
+        let last = suffix[n];
+        tail[..n] == suffix[..n]
+            && match last.strip_suffix('*') {
+                Some(prefix) => tail[n].starts_with(prefix),
+                None => tail[n] == last,
+            }
+    })
+}
+
+#[cfg(test)]
+mod segment_tests {
+    use super::secret_by_segments as s;
+
+    #[test]
+    fn by_place() {
+        assert!(s(&["proj", ".kube", "config"]));
+        assert!(s(&[".cargo", "credentials.toml"]));
+        assert!(s(&["a", ".ssh", "known_hosts"]));
+        assert!(s(&[".config", "gh", "hosts.yml"]));
+        assert!(!s(&["src", "config"]));
+        assert!(!s(&[".cargo", "config.toml"]));
+        assert!(!s(&[]));
+    }
+}

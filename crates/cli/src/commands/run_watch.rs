@@ -423,111 +423,90 @@ fn changed_since(m: &std::fs::Metadata, started: SystemTime) -> bool {
 }
 
 /// Python code a run left where the interpreter loads it by itself, which
-/// git does not show and nobody reviews (rt25a F1), for the human's next
-/// unconfined `python`, `pytest` or `pip`:
-/// - bytecode: a `.pyc` in a `__pycache__` the run wrote is removed (a
-///   cache: Python writes it again from the source). An unchecked one runs
-///   instead of its source even after the source is edited;
-/// - a virtualenv at the project root (a directory holding `pyvenv.cfg`):
-///   a `pyvenv.cfg` the run changed (its `home` chooses the interpreter),
-///   and a `.pth`, `sitecustomize.py` or `usercustomize.py` it wrote into
-///   the environment's `site-packages` (run at every interpreter start)
-///   make the run count as failed; they are left for the human to judge.
+/// git does not show and nobody reviews (rt25a F1, rt26a F3), for the
+/// human's next unconfined `python`, `pytest`, `pip` or `source
+/// .venv/bin/activate`:
+/// - bytecode: a `.pyc` in a `__pycache__` the run wrote (or linked there)
+///   is removed, and so is a `__pycache__` it made a link (a cache: Python
+///   writes it again from the source). An unchecked one runs instead of
+///   its source even after the source is edited;
+/// - a virtualenv anywhere in the project (a directory holding
+///   `pyvenv.cfg`: `.venv`, `sub/.venv`, `.tox/py311`): a `pyvenv.cfg`,
+///   an installed module, a `.pth` or `sitecustomize.py`, or a `bin/`
+///   script (`activate`, `pip`) the run changed makes the run count as
+///   failed; they are left for the human to judge.
 ///
-/// Only real directories are entered (the parent runs unconfined: a link
-/// the run planted must not make it remove the user's own files).
+/// Only real directories are entered, and only links and files are
+/// removed (the parent runs unconfined: a link the run planted must not
+/// make it remove the user's own files). Bounded like the walk for ignore
+/// files; `.git`, `node_modules` and `target` are not entered.
 #[cfg(unix)]
 fn python_start_up(project: &Path, started: SystemTime) -> Vec<String> {
     let mut found = Vec::new();
-    let real_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
-    if let Ok(entries) = std::fs::read_dir(project) {
-        for e in entries.flatten() {
-            let venv = e.path();
-            let cfg = venv.join("pyvenv.cfg");
-            if !real_dir(&venv) {
-                continue;
-            }
-            let Ok(m) = std::fs::symlink_metadata(&cfg) else {
-                continue;
-            };
-            if changed_since(&m, started) {
-                found.push(format!(
-                    "it changed {} (the virtualenv's interpreter); left in place",
-                    cfg.display()
-                ));
-            }
-            // `lib64` is often a link to `lib`: only real directories.
-            for lib in ["lib", "lib64"] {
-                if !real_dir(&venv.join(lib)) {
-                    continue;
-                }
-                let Ok(pythons) = std::fs::read_dir(venv.join(lib)) else {
-                    continue;
-                };
-                for py in pythons.flatten() {
-                    let site = py.path().join("site-packages");
-                    if !real_dir(&py.path()) || !real_dir(&site) {
-                        continue;
-                    }
-                    let Ok(files) = std::fs::read_dir(&site) else {
-                        continue;
-                    };
-                    for f in files.flatten() {
-                        let name = f.file_name();
-                        let name = name.to_string_lossy();
-                        let start_up = name.ends_with(".pth")
-                            || name == "sitecustomize.py"
-                            || name == "usercustomize.py";
-                        if start_up
-                            && f.path()
-                                .symlink_metadata()
-                                .is_ok_and(|m| changed_since(&m, started))
-                        {
-                            found.push(format!(
-                                "it wrote {} (code every start of the environment's Python runs); left in place",
-                                f.path().display()
-                            ));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    // Bytecode the run wrote, anywhere in the project but `.git`,
-    // `node_modules` and `target` (bounded like the walk for ignore files;
-    // one `stat` per `.pyc` in a `__pycache__`, none for other entries).
     let deadline = Instant::now() + IGNORE_WALK_TIME;
-    let mut stack = vec![project.to_path_buf()];
+    // (directory, the virtualenv it lies in)
+    let mut stack: Vec<(PathBuf, Option<PathBuf>)> = vec![(project.to_path_buf(), None)];
     let mut seen = 0usize;
-    'walk: while let Some(dir) = stack.pop() {
+    let changed = |p: &Path| {
+        p.symlink_metadata()
+            .is_ok_and(|m| changed_since(&m, started))
+    };
+    'walk: while let Some((dir, venv)) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
+        let entries: Vec<std::fs::DirEntry> = entries.flatten().collect();
+        let venv = venv.or_else(|| {
+            entries
+                .iter()
+                .any(|e| e.file_name() == "pyvenv.cfg")
+                .then(|| dir.clone())
+        });
         let cache = dir.file_name().is_some_and(|n| n == "__pycache__");
-        for e in entries.flatten() {
+        for e in entries {
             seen += 1;
             if seen > IGNORE_WALK_MAX || Instant::now() > deadline {
                 break 'walk;
             }
-            // The entry's type from the directory listing (no `stat`); a
-            // link is neither a directory nor a file here.
+            // The entry's type from the directory listing (no `stat`).
             let Ok(ft) = e.file_type() else { continue };
             let name = e.file_name();
+            let path = e.path();
             if ft.is_dir() {
                 if name != ".git" && name != "node_modules" && name != "target" {
-                    stack.push(e.path());
+                    stack.push((path, venv.clone()));
                 }
                 continue;
             }
-            if !(cache && ft.is_file() && name.to_string_lossy().ends_with(".pyc")) {
+            let pyc = name.to_string_lossy().ends_with(".pyc");
+            if ft.is_symlink() && name == "__pycache__" && changed(&path) {
+                let _ = std::fs::remove_file(&path);
                 continue;
             }
-            if e.path()
-                .symlink_metadata()
-                .is_ok_and(|m| m.is_file() && changed_since(&m, started))
-            {
-                // A cache entry: removing it costs a recompilation.
-                let _ = std::fs::remove_file(e.path());
+            if cache && pyc && (ft.is_file() || ft.is_symlink()) {
+                if changed(&path) {
+                    // A cache entry: removing it costs a recompilation.
+                    let _ = std::fs::remove_file(&path);
+                }
+                continue;
+            }
+            let Some(root) = &venv else { continue };
+            let rel = path.strip_prefix(root).unwrap_or(&path);
+            let first = rel.components().next().map(|c| c.as_os_str().to_owned());
+            let loads = name == "pyvenv.cfg"
+                || rel.components().any(|c| {
+                    matches!(
+                        c.as_os_str().to_str(),
+                        Some("site-packages" | "dist-packages")
+                    )
+                })
+                || first.is_some_and(|f| f == "bin" || f == "Scripts");
+            if loads && changed(&path) {
+                found.push(format!(
+                    "it changed {} in the virtualenv {} (code its Python or its scripts run); left in place",
+                    path.display(),
+                    root.display()
+                ));
             }
         }
     }

@@ -62,7 +62,14 @@ impl Walker<'_> {
                         };
                         let first = self.out.invocations.len();
                         self.script(&script, &mut c, &ctx2);
-                        ShellCWalk::Walked((first..self.out.invocations.len()).collect())
+                        let walked: Vec<usize> = (first..self.out.invocations.len()).collect();
+                        // The words after the string are its `$0`, `$1`…
+                        // (rt26a F1: `bash -c 'rm -rf "$1"' _ /`): the text
+                        // with them put in is checked for hard deny too.
+                        if let Some(text) = with_positionals(argv, &word, &text, &self.env.home) {
+                            self.ungated_text(&text, own_cwd, ctx);
+                        }
+                        ShellCWalk::Walked(walked)
                     }
                     Err(e) => {
                         self.failed(&text, &e, own_cwd);
@@ -346,6 +353,45 @@ pub(super) fn shell_c_string(argv: &[Word]) -> ShellC {
     }
 }
 
+/// A `-c` string with the words after it put in for `$1`…`$9`, `${N}`,
+/// `$@` and `$*` (`$0` is the first of them), each quoted as one word —
+/// only for what hard deny reads. `None`: no such words, no reference to
+/// them, or one known only at run time.
+fn with_positionals(argv: &[Word], string: &Word, text: &str, home: &str) -> Option<String> {
+    if !text.contains('$') {
+        return None;
+    }
+    let at = argv.iter().position(|w| w.start == string.start)?;
+    let rest: Vec<String> = argv[at + 1..]
+        .iter()
+        .map(|w| w.expanded(home))
+        .collect::<Option<_>>()?;
+    let (_zero, params) = rest.split_first()?;
+    let quoted: Vec<String> = params
+        .iter()
+        .map(|p| super::crude::shell_quote(p))
+        .collect();
+    let all = quoted.join(" ");
+    let mut out = text.to_string();
+    for form in [
+        "\"$@\"", "\"$*\"", "\"${@}\"", "\"${*}\"", "${@}", "${*}", "$@", "$*",
+    ] {
+        out = out.replace(form, &all);
+    }
+    for (i, q) in quoted.iter().enumerate().take(9).rev() {
+        let n = i + 1;
+        for form in [
+            format!("\"${n}\""),
+            format!("\"${{{n}}}\""),
+            format!("${{{n}}}"),
+            format!("${n}"),
+        ] {
+            out = out.replace(&form, q);
+        }
+    }
+    (out != text).then_some(out)
+}
+
 pub(super) fn word_has_download(_w: &Walker, word: &Word) -> bool {
     word.substs.iter().any(|s| match parse::parse(&s.text, 0) {
         Ok(script) => script_mentions(&script, DOWNLOADERS),
@@ -384,7 +430,7 @@ pub(super) fn program_commands(base: &str, code: &str) -> Vec<String> {
     out
 }
 
-/// Editors that run code from their command line: vim's `-c CMD`,
+/// Editors and pagers that run code from their command line: vim's `-c CMD`,
 /// `--cmd CMD`, `+CMD` (not a line number or a search), `-S`/`-u`/`-U`/
 /// `-s` files and nvim's `-l SCRIPT`; emacs's `--eval`, `-l`/`--load`,
 /// `-f`/`--funcall`, `--script`, `-x`. `None`: not such an editor call;
@@ -398,10 +444,13 @@ pub(super) fn editor_code(base: &str, argv: &[Word]) -> Option<Vec<String>> {
     );
     let emacs =
         matches!(b.as_str(), "emacs" | "emacs-nox" | "emacsclient") || b.starts_with("emacs2");
-    if !vim && !emacs {
+    let less = b == "less";
+    if !vim && !emacs && !less {
         return None;
     }
-    let mut runs = false;
+    // Ex mode reads its commands from standard input (rt26a F2: `ex F <<<
+    // '!CMD'`, `vim -es < x.vim`).
+    let mut runs = b == "ex";
     let mut texts = Vec::new();
     let mut words = argv.iter().skip(1).peekable();
     while let Some(w) = words.next() {
@@ -414,6 +463,20 @@ pub(super) fn editor_code(base: &str, argv: &[Word]) -> Option<Vec<String>> {
         };
         if v == "--" {
             break;
+        }
+        if less {
+            // less's initial command: `+!CMD` (a shell), `+|…` (a pipe),
+            // `+s FILE` (a save) — rt26a F2; `+G`, `+/pattern` only move.
+            if let Some(cmd) = v.strip_prefix('+') {
+                let cmd = cmd.trim_start_matches('+');
+                if cmd.contains(['!', '|']) || cmd.starts_with('s') {
+                    runs = true;
+                    if let Some((_, rest)) = cmd.split_once('!') {
+                        texts.push(rest.trim_end_matches(['\r', '\n']).to_string());
+                    }
+                }
+            }
+            continue;
         }
         if vim {
             if let Some(cmd) = v.strip_prefix('+') {
@@ -436,18 +499,26 @@ pub(super) fn editor_code(base: &str, argv: &[Word]) -> Option<Vec<String>> {
                 "-S" | "-u" | "-U" | "-l" | "--startuptime" | "-w" | "-W" | "-i" | "--listen" => {
                     runs = true;
                 }
-                _ if v.starts_with("-c") && !v.starts_with("--") => {
-                    runs = true;
-                    texts.extend(vim_shell(&v[2..]));
-                }
-                // `-s FILE` reads normal-mode keys from FILE; `-es`/`-Es`
-                // is ex's silent mode.
-                _ if v.starts_with('-')
-                    && !v.starts_with("--")
-                    && v.contains('s')
-                    && !(v.contains('e') || v.contains('E')) =>
-                {
-                    runs = true;
+                // A cluster as vim reads it (rt26a F2: `-Nc CMD`): `c` takes
+                // a command (the rest of the word, or the next one); `S`,
+                // `u`, `U`, `s`, `w`, `W`, `l`, `V…` name files of commands,
+                // settings, keys or logs; `e`/`E` is ex mode, whose commands
+                // come from standard input.
+                _ if v.starts_with('-') && !v.starts_with("--") && v.len() > 1 => {
+                    let letters = &v[1..];
+                    if let Some(at) = letters.find('c') {
+                        runs = true;
+                        let rest = &letters[at + 1..];
+                        if rest.is_empty() {
+                            if let Some(t) = words.next().and_then(Word::literal) {
+                                texts.extend(vim_shell(&t));
+                            }
+                        } else {
+                            texts.extend(vim_shell(rest));
+                        }
+                    } else if letters.contains(['S', 'u', 'U', 's', 'w', 'W', 'l', 'e', 'E', 'V']) {
+                        runs = true;
+                    }
                 }
                 _ => {}
             }
