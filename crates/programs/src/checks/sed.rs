@@ -16,6 +16,7 @@ pub fn sed(script: &str) -> Result<(), String> {
         c: script.chars().collect(),
         i: 0,
         runs: None,
+        last: None,
     }
     .program()
 }
@@ -28,6 +29,7 @@ pub fn sed_commands(script: &str) -> Vec<String> {
         c: script.chars().collect(),
         i: 0,
         runs: Some(Vec::new()),
+        last: None,
     };
     let _ = r.program();
     r.runs.unwrap_or_default()
@@ -38,6 +40,9 @@ struct Reader {
     i: usize,
     /// When collecting: the `e` commands' texts, and `e` is read on.
     runs: Option<Vec<String>>,
+    /// When collecting: the last `s` command's replacement (what a bare
+    /// `e` after it runs: `s/^/rm -rf \/ #/;e`).
+    last: Option<String>,
 }
 
 /// sed's `ISSPACE` (the C locale's isspace): what separates commands.
@@ -373,6 +378,11 @@ impl Reader {
                         }
                         ch = self.next();
                     }
+                    if text.trim().is_empty() {
+                        // A bare `e` runs the pattern space: what the last
+                        // `s` made of it.
+                        text = self.last.clone().unwrap_or_default();
+                    }
                     if !text.trim().is_empty() {
                         if let Some(runs) = self.runs.as_mut() {
                             runs.push(text);
@@ -419,21 +429,24 @@ impl Reader {
                     let from = self.i;
                     self.delimited(d, false)?;
                     let to = self.i.saturating_sub(1);
+                    // The replacement, escapes undone (`\/` is `/`): what
+                    // `s/.*/CMD/e` (or a bare `e` after it) runs.
+                    let mut text = String::new();
+                    let mut chars = self.c[from..to.max(from)].iter();
+                    while let Some(&c) = chars.next() {
+                        if c == '\\' {
+                            text.extend(chars.next());
+                        } else {
+                            text.push(c);
+                        }
+                    }
                     if self.subst_flags()? {
-                        // `s/.*/CMD/e` runs the pattern space it made: the
-                        // replacement, escapes undone (`\/` is `/`).
-                        let mut text = String::new();
-                        let mut chars = self.c[from..to.max(from)].iter();
-                        while let Some(&c) = chars.next() {
-                            if c == '\\' {
-                                text.extend(chars.next());
-                            } else {
-                                text.push(c);
-                            }
-                        }
                         if let Some(runs) = self.runs.as_mut() {
-                            runs.push(text);
+                            runs.push(text.clone());
                         }
+                    }
+                    if self.runs.is_some() {
+                        self.last = Some(text);
                     }
                 }
                 'y' => {
@@ -464,6 +477,7 @@ mod tests {
         assert!(sed_commands("1e").is_empty());
         assert_eq!(sed_commands("s/.*/rm -rf \\//e"), vec!["rm -rf /"]);
         assert_eq!(sed_commands("s|x|id|ge"), vec!["id"]);
+        assert_eq!(sed_commands("s/^/rm -rf \\/ #/;e"), vec!["rm -rf / #"]);
     }
 
     #[test]

@@ -25,7 +25,13 @@ impl Val {
         match self {
             Val::Lit(s) => quote(s),
             Val::Home(rest) if rest.is_empty() => "~".to_string(),
-            Val::Home(rest) => format!("~{}", quote(rest)),
+            // `~'/x'` would not expand (a quoted character in the tilde
+            // prefix): the slash stays outside the quotes.
+            Val::Home(rest) => match rest.strip_prefix('/') {
+                Some("") => "~/".to_string(),
+                Some(r) => format!("~/{}", quote(r)),
+                None => format!("~{}", quote(rest)),
+            },
         }
     }
 
@@ -81,13 +87,25 @@ const CALLS: &[&str] = &[
     "execute",
     // Deno `new Deno.Command("rm", { args: [...] })`.
     "Command",
+    // Vim script (`call systemlist("…")`, `job_start(…)`, nvim's
+    // `jobstart`/`termopen`).
+    "systemlist",
+    "job_start",
+    "jobstart",
+    "termopen",
 ];
 
 /// Calls whose list argument starts with the program's own name (argv[0]),
 /// after the path of the program: `os.execvp('rm', ['rm', '-rf', '/'])`,
 /// `os.execl('/bin/rm', 'rm', '-rf', '/')`.
 const ARGV0_CALLS: &[&str] = &[
-    "execv", "execve", "execvp", "execvpe", "execl", "execle", "execlp", "execlpe",
+    "execv", "execve", "execvp", "execvpe", "execl", "execle", "execlp", "execlpe", "spawnl",
+    "spawnle", "spawnlp", "spawnlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe",
+];
+
+/// Python's `os.spawn*(mode, path, argv0, …)`: the mode comes first.
+const MODE_FIRST_CALLS: &[&str] = &[
+    "spawnl", "spawnle", "spawnlp", "spawnlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe",
 ];
 
 /// Calls written without parentheses in Perl and Ruby (`system "…"`,
@@ -204,7 +222,7 @@ impl Src {
         while k < 2
             && self
                 .at(i)
-                .is_some_and(|ch| matches!(ch, 'r' | 'R' | 'b' | 'B' | 'u' | 'U'))
+                .is_some_and(|ch| matches!(ch, 'r' | 'R' | 'b' | 'B' | 'u' | 'U' | 'f' | 'F'))
         {
             i += 1;
             k += 1;
@@ -261,9 +279,21 @@ impl Src {
     /// A value at `i`: a string literal, the home through an API, or a name
     /// bound to one of those.
     fn value(&self, i: usize, vars: &[(String, Val)]) -> Vec<(Val, usize)> {
-        if let Some((s, e)) = self.string(i) {
-            // Also the start of a longer expression (`"rm -rf /" + x`):
-            // what follows only adds to it.
+        // A keyword argument (`rmtree(path="/")`): its value.
+        if let Some((_, e)) = self.ident(i) {
+            let eq = self.ws(e);
+            if self.at(eq) == Some('=') && self.at(eq + 1) != Some('=') {
+                return self.value(self.ws(eq + 1), vars);
+            }
+        }
+        if let Some((mut s, mut e)) = self.string(i).or_else(|| self.quote_word(i)) {
+            // Adjacent literals are one string (Python, awk: `"rm -rf "
+            // "/"`). Also the start of a longer expression (`"rm -rf /" +
+            // x`): what follows only adds to it.
+            while let Some((more, e2)) = self.string(self.ws(e)) {
+                s.push_str(&more);
+                e = e2;
+            }
             return vec![(Val::Lit(s), e)];
         }
         let end = self.arg_end(i);
@@ -371,6 +401,41 @@ impl Src {
                 _ => return None,
             }
         }
+    }
+
+    /// Perl's `q(…)`/`qq(…)` and Ruby's `%q(…)`/`%Q(…)`/`%(…)`: a string
+    /// with its own delimiters (brackets nest one level deep, enough for
+    /// what hard deny reads).
+    fn quote_word(&self, i: usize) -> Option<(String, usize)> {
+        let mut j = i;
+        if self.at(j) == Some('%') {
+            j += 1;
+            if matches!(self.at(j), Some('q' | 'Q')) {
+                j += 1;
+            }
+        } else if self.at(j) == Some('q') {
+            j += 1;
+            if self.at(j) == Some('q') {
+                j += 1;
+            }
+            // `q` must stand alone (not the end of `seq` or `freq`).
+            if i > 0 && self.at(i - 1).is_some_and(Self::is_ident_char) {
+                return None;
+            }
+        } else {
+            return None;
+        }
+        let open = self.at(j)?;
+        let close = match open {
+            '(' => ')',
+            '[' => ']',
+            '{' => '}',
+            '<' => '>',
+            o if !o.is_alphanumeric() && !o.is_whitespace() && o != '=' && o != ',' => o,
+            _ => return None,
+        };
+        let end = self.c[j + 1..].iter().position(|&x| x == close)? + j + 1;
+        Some((self.c[j + 1..end].iter().collect(), end + 1))
     }
 
     /// Perl `qw(…)` (any bracket or delimiter): its words.
@@ -533,7 +598,12 @@ pub(super) fn shell_strings(code: &str) -> Vec<String> {
         // input (a shell reads it as its program); `"cmd" | getline`
         // runs cmd.
         if c[i] == '|' && c.get(i + 1) != Some(&'|') && (i == 0 || c[i - 1] != '|') {
-            let k = s.ws(i + 1);
+            // gawk's two-way pipe `print … |& "cmd"`.
+            let k = s.ws(if c.get(i + 1) == Some(&'&') {
+                i + 2
+            } else {
+                i + 1
+            });
             if s.ident(k).is_none_or(|(w, _)| w != "getline") {
                 for (v, _) in s.value(k, &vars) {
                     let cmd = v.text();
@@ -590,14 +660,44 @@ pub(super) fn shell_strings(code: &str) -> Vec<String> {
                 }
                 continue;
             }
+            // Perl's pipe open: `open(F, "rm -rf / |")`, `open F, "| sh"`.
+            if name == "open" {
+                let k = s.ws(if s.at(j) == Some('(') { j + 1 } else { j });
+                if let Some((vals, _)) = s.values(k, &vars).or_else(|| {
+                    // A handle first (`F`, `my $fh`): the values after it.
+                    let comma = s.arg_end(k);
+                    (s.at(comma) == Some(','))
+                        .then(|| s.values(comma + 1, &vars))
+                        .flatten()
+                }) {
+                    for v in vals {
+                        if let Val::Lit(t) = v {
+                            let t = t.trim();
+                            if let Some(cmd) = t.strip_suffix('|').or_else(|| t.strip_prefix('|')) {
+                                if !cmd.trim().is_empty() && cmd.trim() != "-" {
+                                    out.push(cmd.trim().to_string());
+                                }
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
             let deletes = DELETES.contains(&name.as_str());
-            let calls = CALLS.contains(&name.as_str());
+            let calls = CALLS.contains(&name.as_str()) || MODE_FIRST_CALLS.contains(&name.as_str());
             if !(deletes || calls) {
                 continue;
             }
             if s.at(j) != Some('(') {
                 // Perl/Ruby without parentheses: `system "…"`, `exec "rm",
                 // "-rf", "/"`, `system qw(rm -rf /)`, `system $cmd`.
+                // `rmtree "/"` (Perl), `FileUtils.rm_rf "/"` (Ruby).
+                if deletes && j > i {
+                    for (v, _) in s.value(j, &vars) {
+                        out.push(format!("rm -rf -- {}", v.word()));
+                    }
+                    continue;
+                }
                 let bare = BARE_CALLS.contains(&name.as_str()) && j > i;
                 if bare {
                     if let Some((words, e)) = s.qw(j) {
@@ -609,7 +709,14 @@ pub(super) fn shell_strings(code: &str) -> Vec<String> {
                 }
                 continue;
             }
-            let k = s.ws(j + 1);
+            let mut k = s.ws(j + 1);
+            if MODE_FIRST_CALLS.contains(&name.as_str()) {
+                let comma = s.arg_end(k);
+                if s.at(comma) != Some(',') {
+                    continue;
+                }
+                k = s.ws(comma + 1);
+            }
             if deletes {
                 // A recursive delete of a known path: `rm -rf` of it.
                 for (v, _) in s.value(k, &vars) {
@@ -738,6 +845,15 @@ pub(super) fn gdb_commands(text: &str) -> Vec<String> {
     let (word, rest) = t.split_once([' ', '\t']).unwrap_or((t, ""));
     match word {
         "she" | "shel" | "shell" => vec![rest.to_string()],
+        // `eval "shell …"`: the string is read as a gdb command.
+        "eval" => {
+            let inner = rest.trim().trim_matches('"');
+            if inner == rest.trim() {
+                Vec::new()
+            } else {
+                gdb_commands(inner)
+            }
+        }
         "pipe" => rest
             .rsplit('|')
             .next()
@@ -809,6 +925,24 @@ fn tcl_words(c: &[char], mut i: usize) -> (Option<Vec<String>>, usize) {
         }
     }
     (ok.then_some(words), i)
+}
+
+/// Whether program text reads its own command-line arguments (Python's
+/// `sys.argv`, Perl's `@ARGV`/`$ARGV[…]`, Ruby's and awk's `ARGV`, Node's
+/// `process.argv`, PHP's `$argv`, R's `commandArgs`, Lua's `arg[…]`).
+pub(super) fn reads_own_argv(code: &str) -> bool {
+    [
+        "sys.argv",
+        "ARGV",
+        "process.argv",
+        "$argv",
+        "commandArgs",
+        "Deno.args",
+        "Bun.argv",
+        "arg[",
+    ]
+    .iter()
+    .any(|m| code.contains(m))
 }
 
 /// What a call given `first` (and maybe more arguments: a list, or more
@@ -1180,7 +1314,7 @@ mod tests {
         has("FileUtils.rm_rf(ENV['HOME'])", "rm -rf -- ~");
         has(
             "shutil.rmtree(os.path.expanduser('~/x'))",
-            "rm -rf -- ~'/x'",
+            "rm -rf -- ~/'x'",
         );
         has(
             "h = os.path.expanduser('~'); shutil.rmtree(h)",

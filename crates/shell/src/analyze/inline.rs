@@ -151,6 +151,24 @@ impl Walker<'_> {
         own_cwd: Option<&str>,
         ctx: &Ctx,
     ) {
+        // Code that runs its own arguments (`os.system(sys.argv[1])`,
+        // `system @ARGV`, rt26a F1): the words after it are checked as the
+        // command lines they may be.
+        if let Some(at) = argv.iter().position(|w| {
+            w.literal()
+                .is_some_and(|code| super::code::reads_own_argv(&code))
+        }) {
+            let home = self.env.home.clone();
+            let rest: Option<Vec<String>> =
+                argv[at + 1..].iter().map(|w| w.expanded(&home)).collect();
+            if let Some(rest) = rest.filter(|r| !r.is_empty()) {
+                for w in &rest {
+                    self.ungated_text(w, own_cwd, ctx);
+                }
+                let line: Vec<String> = rest.iter().map(|w| super::crude::shell_quote(w)).collect();
+                self.ungated_text(&line.join(" "), own_cwd, ctx);
+            }
+        }
         for w in argv.iter().skip(1) {
             match w.literal() {
                 // Literal code handing a static string to a shell
@@ -531,7 +549,10 @@ pub(super) fn editor_code(base: &str, argv: &[Word]) -> Option<Vec<String>> {
             if matches!(
                 name,
                 "eval" | "execute" | "l" | "load" | "f" | "funcall" | "script" | "x" | "e"
-            ) || (v.starts_with("-l") && !v.starts_with("--") && v.len() > 2)
+            ) || (v.starts_with(['-'])
+                && !v.starts_with("--")
+                && v.len() > 2
+                && matches!(v.as_bytes()[1], b'l' | b'f' | b'x'))
             {
                 runs = true;
                 let text = glued.or_else(|| words.peek().and_then(|n| n.literal()));
@@ -544,26 +565,117 @@ pub(super) fn editor_code(base: &str, argv: &[Word]) -> Option<Vec<String>> {
     runs.then_some(texts)
 }
 
-/// The shell command of one vim ex command: `!CMD`, `silent !CMD`, `r
-/// !CMD`, `w !CMD`, and the strings `system("…")` and the like run.
-fn vim_shell(cmd: &str) -> Vec<String> {
-    let mut out = super::code::shell_strings(cmd);
-    let mut t = cmd.trim_start_matches([':', ' ', '\t']);
-    for prefix in ["silent!", "silent", "sil!", "sil", "exe", "execute"] {
-        if let Some(rest) = t.strip_prefix(prefix) {
-            t = rest.trim_start();
-        }
+/// What an editor run with code reads from a here-string or heredoc
+/// (`vim -u /dev/stdin <<< '!CMD'`, `ex F <<< …`): each line as an ex
+/// command (vim family; nothing for the others).
+pub(super) fn editor_stdin_commands(base: &str, text: &str) -> Vec<String> {
+    let b = base.to_ascii_lowercase();
+    if !matches!(
+        b.as_str(),
+        "vi" | "vim" | "nvim" | "ex" | "view" | "gvim" | "rvim" | "vimdiff" | "evim" | "gview"
+    ) {
+        return Vec::new();
     }
-    for prefix in ["read", "r", "write", "w", "w!"] {
-        if let Some(rest) = t.strip_prefix(prefix) {
-            if rest.trim_start().starts_with('!') {
-                t = rest.trim_start();
-                break;
+    text.lines().flat_map(vim_shell).collect()
+}
+
+/// The shell commands of a line of vim's ex commands: `!CMD`, `RANGE!CMD`
+/// (a filter), `r !CMD`, `w !CMD`, after modifiers (`silent!`,
+/// `noautocmd`…) and across `|` (which `!` takes as part of its command);
+/// `exe "…"` read again; the strings `system()`, `systemlist()`,
+/// `job_start()` run; `delete(PATH, "rf")` as `rm -rf PATH`.
+fn vim_shell(cmd: &str) -> Vec<String> {
+    vim_shell_depth(cmd, 0)
+}
+
+fn vim_shell_depth(cmd: &str, depth: usize) -> Vec<String> {
+    const MODIFIERS: &[&str] = &[
+        "silent!",
+        "silent",
+        "sil!",
+        "sil",
+        "noautocmd",
+        "noa",
+        "keepalt",
+        "keepjumps",
+        "keepmarks",
+        "keeppatterns",
+        "lockmarks",
+        "unsilent",
+        "verbose",
+        "vertical",
+        "vert",
+        "topleft",
+        "botright",
+        "aboveleft",
+        "belowright",
+        "tab",
+        "hide",
+        "confirm",
+        "browse",
+        "sandbox",
+        "legacy",
+        "vim9cmd",
+    ];
+    let mut out = super::code::shell_strings(cmd);
+    // `delete(PATH, "rf")`.
+    let mut rest = cmd;
+    while let Some(at) = rest.find("delete(") {
+        rest = &rest[at + "delete(".len()..];
+        let args: Vec<&str> = rest.split(')').next().unwrap_or("").split(',').collect();
+        if let [path, flags, ..] = args.as_slice() {
+            let unq = |t: &str| t.trim().trim_matches(['"', '\'']).to_string();
+            if unq(flags).contains("rf") {
+                out.push(format!(
+                    "rm -rf -- {}",
+                    super::crude::shell_quote(&unq(path))
+                ));
             }
         }
     }
-    if let Some(rest) = t.strip_prefix('!') {
-        out.push(rest.to_string());
+    let mut line = cmd;
+    while !line.is_empty() {
+        let mut t = line.trim_start_matches([':', ' ', '\t']);
+        loop {
+            let before = t;
+            for m in MODIFIERS {
+                if let Some(r) = t.strip_prefix(m) {
+                    if r.is_empty() || r.starts_with([' ', '\t', '!', '|']) {
+                        t = r.trim_start_matches([' ', '\t']);
+                    }
+                }
+            }
+            if t == before {
+                break;
+            }
+        }
+        // A range before the command (`%`, `.,$`, `'<,'>`, `1,5`).
+        let t = t.trim_start_matches(|c: char| c.is_ascii_digit() || "%.$,;+-'<>".contains(c));
+        if let Some(r) = t.strip_prefix("execute").or_else(|| t.strip_prefix("exe")) {
+            if depth < 3 {
+                let body = r.trim();
+                let inner = body.trim_matches(['"', '\'']);
+                out.extend(vim_shell_depth(inner, depth + 1));
+            }
+        }
+        let mut t2 = t;
+        for prefix in ["read", "r", "write", "w!", "w"] {
+            if let Some(r) = t.strip_prefix(prefix) {
+                if r.trim_start().starts_with('!') {
+                    t2 = r.trim_start();
+                    break;
+                }
+            }
+        }
+        if let Some(r) = t2.strip_prefix('!') {
+            out.push(r.to_string());
+            break;
+        }
+        // The next command after an unescaped `|`.
+        match t.find('|') {
+            Some(at) if at == 0 || !t[..at].ends_with('\\') => line = &t[at + 1..],
+            _ => break,
+        }
     }
     out
 }
@@ -594,6 +706,41 @@ fn lisp_shell(code: &str) -> Vec<String> {
                 }
                 out.push(s);
             }
+        }
+    }
+    // `(call-process "rm" nil nil nil "-rf" "/")`: the program, then its
+    // arguments after INFILE, BUFFER and DISPLAY; `(delete-directory "~"
+    // t)`: a recursive delete.
+    let strings = |t: &str| -> Vec<String> {
+        t.split('"')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    };
+    for (i, _) in code.match_indices("(call-process ") {
+        let form = code[i..].split(')').next().unwrap_or("");
+        let words: Vec<&str> = form.split_whitespace().skip(1).collect();
+        if words.len() >= 4 && words[0].starts_with('"') {
+            let prog = words[0].trim_matches('"');
+            let args = strings(&words[4..].join(" "));
+            let mut line = vec![super::crude::shell_quote(prog)];
+            line.extend(args.iter().map(|a| super::crude::shell_quote(a)));
+            out.push(line.join(" "));
+        }
+    }
+    for (i, _) in code.match_indices("(delete-directory ") {
+        let form = code[i..].split(')').next().unwrap_or("");
+        if let (Some(dir), true) = (strings(form).first(), form.split_whitespace().count() >= 3) {
+            let word = match dir.strip_prefix('~') {
+                Some("") => "~".to_string(),
+                Some("/") => "~/".to_string(),
+                Some(r) if r.starts_with('/') => {
+                    format!("~/{}", super::crude::shell_quote(&r[1..]))
+                }
+                _ => super::crude::shell_quote(dir),
+            };
+            out.push(format!("rm -rf -- {word}"));
         }
     }
     out

@@ -596,6 +596,93 @@ impl Walker<'_> {
                 }
             }
         }
+        // Option values that are command lines for a shell (rt26a F1):
+        // make's `--eval` text (`$(shell CMD)`, recipe lines), tar's
+        // `--checkpoint-action=exec=CMD`; cmake's `-E rm …` command mode.
+        let value_of = |o: &shellgate_programs::argv::OptUse| {
+            o.value
+                .and_then(|v| p.value_text(&args, v))
+                .map(str::to_string)
+        };
+        for o in p.opts.iter().filter(|o| !o.negated) {
+            let name = o.opt.name.as_str();
+            match (check, name) {
+                ("make", "-E") => {
+                    if let Some(t) = value_of(o) {
+                        codes.push(t);
+                    }
+                }
+                ("tar", "--checkpoint-action") => {
+                    if let Some(cmd) =
+                        value_of(o).and_then(|t| t.strip_prefix("exec=").map(str::to_string))
+                    {
+                        self.ungated_text(&cmd, own_cwd, ctx);
+                    }
+                }
+                ("cmake", "-E") => {
+                    // `at` counts the words after the program's name.
+                    let home = self.env.home.clone();
+                    let words: Option<Vec<String>> = argv
+                        .get(o.at + 2..)
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|w| w.expanded(&home))
+                        .collect();
+                    if let Some(words) = words {
+                        if let Some((tool, rest)) = words.split_first() {
+                            let rm = match tool.as_str() {
+                                "rm" | "remove" => Some("rm"),
+                                "remove_directory" => Some("rm -r"),
+                                _ => None,
+                            };
+                            if let Some(rm) = rm {
+                                let quoted: Vec<String> =
+                                    rest.iter().map(|w| super::crude::shell_quote(w)).collect();
+                                self.ungated_text(
+                                    &format!("{rm} {}", quoted.join(" ")),
+                                    own_cwd,
+                                    ctx,
+                                );
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        // awk's `-v NAME=VALUE` (and `NAME=VALUE` operands) set names the
+        // program may hand to `system()` (rt26a F1: `awk -v c='rm -rf /'
+        // 'BEGIN{system(c)}'`): the program is read with them assigned;
+        // one that reads `ARGV` is checked against its operands too.
+        if check == "awk" {
+            let mut assigns = String::new();
+            for o in p.opts.iter().filter(|o| o.opt.name == "-v") {
+                if let Some((n, v)) = value_of(o).as_deref().and_then(|t| t.split_once('=')) {
+                    assigns.push_str(&format!("{n} = \"{}\"\n", v.replace('"', "")));
+                }
+            }
+            let operands: Vec<String> = reading
+                .operands()
+                .iter()
+                .filter(|op| op.role != Role::Code)
+                .filter_map(|op| reading.text(op.at).map(str::to_string))
+                .collect();
+            for t in codes.iter_mut() {
+                *t = format!("{assigns}{t}");
+            }
+            if codes.iter().any(|t| t.contains("ARGV")) {
+                for w in &operands {
+                    self.ungated_text(w, own_cwd, ctx);
+                }
+            }
+        }
+        if check == "make" {
+            for t in codes.clone() {
+                for cmd in make_commands(&t) {
+                    self.ungated_text(&cmd, own_cwd, ctx);
+                }
+            }
+        }
         if !matches!(check, "jq" | "yq") {
             for t in &codes {
                 let mut cmds = super::code::shell_strings(t);
@@ -858,6 +945,40 @@ impl Walker<'_> {
         }
         out
     }
+}
+
+/// The shell command lines in make text (an `--eval` value, a makefile
+/// from standard input): `$(shell CMD)`/`${shell CMD}` calls and recipe
+/// lines (a tab first; `@`, `-`, `+` prefixes dropped). Only for hard deny.
+fn make_commands(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for open in ["$(shell ", "${shell "] {
+        let close = if open.starts_with("$(") { ')' } else { '}' };
+        let mut rest = text;
+        while let Some(at) = rest.find(open) {
+            rest = &rest[at + open.len()..];
+            let mut depth = 0usize;
+            let end = rest
+                .char_indices()
+                .find(|&(_, c)| {
+                    if c == '(' || c == '{' {
+                        depth += 1;
+                    } else if (c == ')' || c == '}') && depth > 0 {
+                        depth -= 1;
+                        return false;
+                    }
+                    c == close && depth == 0
+                })
+                .map_or(rest.len(), |(i, _)| i);
+            out.push(rest[..end].to_string());
+        }
+    }
+    for line in text.lines() {
+        if let Some(cmd) = line.strip_prefix('\t') {
+            out.push(cmd.trim_start_matches(['@', '-', '+']).to_string());
+        }
+    }
+    out
 }
 
 #[cfg(test)]

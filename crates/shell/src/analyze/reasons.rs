@@ -172,7 +172,12 @@ impl Walker<'_> {
         // grant for the editor never covers it (§15.15).
         if let Some(texts) = super::inline::editor_code(base, argv) {
             self.reason("inline_code");
-            for t in texts {
+            let home = self.env.home.clone();
+            let from_stdin = super::inline::stdin_texts(&s.redirects, &home)
+                .iter()
+                .flat_map(|t| super::inline::editor_stdin_commands(base, t))
+                .collect::<Vec<_>>();
+            for t in texts.into_iter().chain(from_stdin) {
                 self.ungated_text(&t, own_cwd, ctx);
             }
         }
