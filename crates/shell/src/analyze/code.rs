@@ -174,6 +174,9 @@ const EXPANDERS: &[&str] = &[
     "path.expand(",
 ];
 
+/// How far [`Src::arg_end`] looks for the end of one argument.
+const ARG_SCAN_MAX: usize = 4096;
+
 struct Src {
     c: Vec<char>,
 }
@@ -257,7 +260,11 @@ impl Src {
     fn arg_end(&self, i: usize) -> usize {
         let mut depth = 0usize;
         let mut j = i;
-        while let Some(ch) = self.at(j) {
+        // An argument longer than this is not a value hard deny reads
+        // (the home through an API, a name): the scan stops there, so
+        // that calling it at every `=` of hostile input stays linear.
+        let limit = i.saturating_add(ARG_SCAN_MAX);
+        while let Some(ch) = self.at(j).filter(|_| j < limit) {
             match ch {
                 '"' | '\'' | '`' => {
                     if let Some((_, e)) = self.string(j) {
@@ -279,11 +286,14 @@ impl Src {
     /// A value at `i`: a string literal, the home through an API, or a name
     /// bound to one of those.
     fn value(&self, i: usize, vars: &[(String, Val)]) -> Vec<(Val, usize)> {
-        // A keyword argument (`rmtree(path="/")`): its value.
+        // A keyword argument (`rmtree(path="/")`): its value. One step
+        // only: `a=a=a=…` is not one, and walking it from every `=` would
+        // be quadratic.
+        let mut i = i;
         if let Some((_, e)) = self.ident(i) {
             let eq = self.ws(e);
             if self.at(eq) == Some('=') && self.at(eq + 1) != Some('=') {
-                return self.value(self.ws(eq + 1), vars);
+                i = self.ws(eq + 1);
             }
         }
         if let Some((mut s, mut e)) = self.string(i).or_else(|| self.quote_word(i)) {
