@@ -1069,6 +1069,10 @@ fn sandboxed_runs_leave_no_python_start_up_code() {
     std::fs::write(format!("{sub}/pyvenv.cfg"), "home = /usr/bin\n").expect("cfg");
     std::fs::create_dir_all(format!("{}/.venv/bin", t.proj)).expect("mkdir");
     std::fs::write(format!("{}/.venv/bin/activate", t.proj), "# activate\n").expect("bin");
+    // rt27 F4: a conda environment has no pyvenv.cfg.
+    std::fs::create_dir_all(format!("{}/cenv/conda-meta", t.proj)).expect("mkdir");
+    std::fs::create_dir_all(format!("{}/cenv/lib/python3.11/site-packages", t.proj))
+        .expect("mkdir");
     std::fs::create_dir_all(format!("{site}/pip")).expect("mkdir");
     std::fs::write(format!("{site}/pip/__init__.py"), "").expect("pip");
     // Bytecode from before the run is the user's: kept.
@@ -1086,6 +1090,8 @@ fn sandboxed_runs_leave_no_python_start_up_code() {
         bin) echo 'touch m' >> .venv/bin/activate ;;\n\
         pkg) echo 'import os' >> .venv/lib/python3.11/site-packages/pip/__init__.py ;;\n\
         link) echo evil > elsewhere.pyc; ln -s ../../elsewhere.pyc app/__pycache__/linked.cpython-311.pyc ;;\n\
+        conda) echo 'import os' > cenv/lib/python3.11/site-packages/zz.pth ;;\n\
+        rootpyc) echo evil > json.pyc ;;\n\
         esac\n";
     std::fs::write(format!("{}/py.sh", t.proj), script).expect("write");
     // The watch counts what changed from a little before the run.
@@ -1105,8 +1111,13 @@ fn sandboxed_runs_leave_no_python_start_up_code() {
         t.proj
     ))
     .is_err());
-    assert!(Path::new(&format!("{}/elsewhere.pyc", t.proj)).exists());
-    for how in ["pth", "site", "cfg", "nested", "bin", "pkg"] {
+    // The link and its target (bytecode the run wrote) are both gone.
+    assert!(!Path::new(&format!("{}/elsewhere.pyc", t.proj)).exists());
+    // rt27 F5: a `json.pyc` beside the sources shadows the standard module.
+    let o = exec(&t, "bash py.sh rootpyc");
+    assert_eq!(o.status.code(), Some(0), "{}", show(&o));
+    assert!(!Path::new(&format!("{}/json.pyc", t.proj)).exists());
+    for how in ["pth", "site", "cfg", "nested", "bin", "pkg", "conda"] {
         let o = exec(&t, &format!("bash py.sh {how}"));
         assert_eq!(o.status.code(), Some(125), "{how}: {}", show(&o));
         let err = String::from_utf8_lossy(&o.stderr);

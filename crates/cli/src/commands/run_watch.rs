@@ -426,12 +426,14 @@ fn changed_since(m: &std::fs::Metadata, started: SystemTime) -> bool {
 /// git does not show and nobody reviews (rt25a F1, rt26a F3), for the
 /// human's next unconfined `python`, `pytest`, `pip` or `source
 /// .venv/bin/activate`:
-/// - bytecode: a `.pyc` in a `__pycache__` the run wrote (or linked there)
-///   is removed, and so is a `__pycache__` it made a link (a cache: Python
+/// - bytecode: a `.pyc`/`.pyo` the run wrote (or linked) is removed,
+///   wherever it lies, and so is a `__pycache__` it made a link (Python
 ///   writes it again from the source). An unchecked one runs instead of
-///   its source even after the source is edited;
-/// - a virtualenv anywhere in the project (a directory holding
-///   `pyvenv.cfg`: `.venv`, `sub/.venv`, `.tox/py311`): a `pyvenv.cfg`,
+///   its source even after the source is edited; a `json.pyc` beside the
+///   sources shadows the standard library's module;
+/// - an environment anywhere in the project (a directory holding
+///   `pyvenv.cfg` or `conda-meta/`, or a `__pypackages__`: `.venv`,
+///   `sub/.venv`, `.tox/py311`, a conda prefix): a `pyvenv.cfg`,
 ///   an installed module, a `.pth` or `sitecustomize.py`, or a `bin/`
 ///   script (`activate`, `pip`) the run changed makes the run count as
 ///   failed; they are left for the human to judge.
@@ -456,13 +458,15 @@ fn python_start_up(project: &Path, started: SystemTime) -> Vec<String> {
             continue;
         };
         let entries: Vec<std::fs::DirEntry> = entries.flatten().collect();
+        // A virtualenv (`pyvenv.cfg`), a conda environment (`conda-meta/`)
+        // or a PEP 582 `__pypackages__` (rt27 F4).
         let venv = venv.or_else(|| {
-            entries
-                .iter()
-                .any(|e| e.file_name() == "pyvenv.cfg")
-                .then(|| dir.clone())
+            (dir.file_name().is_some_and(|n| n == "__pypackages__")
+                || entries
+                    .iter()
+                    .any(|e| e.file_name() == "pyvenv.cfg" || e.file_name() == "conda-meta"))
+            .then(|| dir.clone())
         });
-        let cache = dir.file_name().is_some_and(|n| n == "__pycache__");
         for e in entries {
             seen += 1;
             if seen > IGNORE_WALK_MAX || Instant::now() > deadline {
@@ -478,14 +482,17 @@ fn python_start_up(project: &Path, started: SystemTime) -> Vec<String> {
                 }
                 continue;
             }
-            let pyc = name.to_string_lossy().ends_with(".pyc");
+            let lossy = name.to_string_lossy();
+            let pyc = lossy.ends_with(".pyc") || lossy.ends_with(".pyo");
             if ft.is_symlink() && name == "__pycache__" && changed(&path) {
                 let _ = std::fs::remove_file(&path);
                 continue;
             }
-            if cache && pyc && (ft.is_file() || ft.is_symlink()) {
+            // Bytecode anywhere (a `json.pyc` beside the sources shadows the
+            // standard library's module: rt27 F5); in `__pycache__` a cache.
+            if pyc && (ft.is_file() || ft.is_symlink()) {
                 if changed(&path) {
-                    // A cache entry: removing it costs a recompilation.
+                    // Removing it costs a recompilation.
                     let _ = std::fs::remove_file(&path);
                 }
                 continue;

@@ -941,7 +941,7 @@ fn tcl_words(c: &[char], mut i: usize) -> (Option<Vec<String>>, usize) {
 /// `sys.argv`, Perl's `@ARGV`/`$ARGV[…]`, Ruby's and awk's `ARGV`, Node's
 /// `process.argv`, PHP's `$argv`, R's `commandArgs`, Lua's `arg[…]`).
 pub(super) fn reads_own_argv(code: &str) -> bool {
-    [
+    const ARGV: &[&str] = &[
         "sys.argv",
         "ARGV",
         "process.argv",
@@ -950,9 +950,27 @@ pub(super) fn reads_own_argv(code: &str) -> bool {
         "Deno.args",
         "Bun.argv",
         "arg[",
-    ]
-    .iter()
-    .any(|m| code.contains(m))
+        "$*",
+    ];
+    // …and hands something to a command (printing its arguments is not
+    // running them: rt27 F7).
+    const RUNS: &[&str] = &[
+        "system",
+        "exec",
+        "spawn",
+        "popen",
+        "run",
+        "call",
+        "Popen",
+        "check_output",
+        "`",
+        "%x",
+        "qx",
+        "|",
+        "Command",
+        "shell",
+    ];
+    ARGV.iter().any(|m| code.contains(m)) && RUNS.iter().any(|m| code.contains(m))
 }
 
 /// What a call given `first` (and maybe more arguments: a list, or more

@@ -114,7 +114,7 @@ impl Walker<'_> {
         if program_from_stdin(base, argv) {
             let _ = stdin_piped || stdin_code;
             self.reason("stdin_program");
-            self.stdin_program_text(base, redirects, stdin_piped, own_cwd, ctx);
+            self.stdin_program_text(base, argv, redirects, stdin_piped, own_cwd, ctx);
             // Its program arrives through a redirect carrying a download
             // (`bash < <(curl …)`, `sh <<< "$(wget …)"`).
             for r in redirects {
@@ -207,6 +207,7 @@ impl Walker<'_> {
     fn stdin_program_text(
         &mut self,
         base: &str,
+        argv: &[Word],
         redirects: &[Redirect],
         stdin_piped: bool,
         own_cwd: Option<&str>,
@@ -219,6 +220,26 @@ impl Walker<'_> {
         // it (noted on issue 17 as a SPEC question).
         let _ = stdin_piped;
         let shell = is_shell(base);
+        // A program on stdin that runs its own arguments (`python3 - rm
+        // -rf / <<< 'subprocess.run(sys.argv[1:])'`, rt27 F3): the words
+        // after `-` are checked as the command line they may be.
+        if !shell && texts.iter().any(|t| super::code::reads_own_argv(t)) {
+            let home = self.env.home.clone();
+            let words: Option<Vec<String>> = argv
+                .iter()
+                .skip_while(|w| w.literal().as_deref() != Some("-"))
+                .skip(1)
+                .map(|w| w.expanded(&home))
+                .collect();
+            if let Some(words) = words.filter(|w| !w.is_empty()) {
+                let line: Vec<String> =
+                    words.iter().map(|w| super::crude::shell_quote(w)).collect();
+                self.ungated_text(&line.join(" "), own_cwd, ctx);
+                for w in &words {
+                    self.ungated_text(w, own_cwd, ctx);
+                }
+            }
+        }
         for text in texts {
             if shell {
                 self.ungated_text(&text, own_cwd, ctx);

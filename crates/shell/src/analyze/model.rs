@@ -674,6 +674,12 @@ impl Walker<'_> {
                 for w in &operands {
                     self.ungated_text(w, own_cwd, ctx);
                 }
+                // `system(ARGV[1] " " ARGV[2] " " ARGV[3])` (rt27 F1).
+                let line: Vec<String> = operands
+                    .iter()
+                    .map(|w| super::crude::shell_quote(w))
+                    .collect();
+                self.ungated_text(&line.join(" "), own_cwd, ctx);
             }
         }
         if check == "make" {
