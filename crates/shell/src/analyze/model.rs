@@ -668,7 +668,16 @@ impl Walker<'_> {
                 .filter_map(|op| reading.text(op.at).map(str::to_string))
                 .collect();
             for t in codes.iter_mut() {
-                *t = format!("{assigns}{t}");
+                // `ARGV[N]` is the Nth operand: put in as a literal, so that
+                // `system(ARGV[1] " -rf /")` reads as the string it makes.
+                let mut with_argv = t.clone();
+                for (n, w) in operands.iter().enumerate().rev() {
+                    with_argv = with_argv.replace(
+                        &format!("ARGV[{}]", n + 1),
+                        &format!("\"{}\"", w.replace(['"', '\\'], "")),
+                    );
+                }
+                *t = format!("{assigns}{with_argv}");
             }
             if codes.iter().any(|t| t.contains("ARGV")) {
                 for w in &operands {
