@@ -123,6 +123,24 @@ fn sandbox(t: &Tree, args: &[&str]) -> Output {
         .expect("run shellgate sandbox")
 }
 
+/// `shellgate sandbox --profile build -- bash -c SCRIPT` in the tree's
+/// project.
+fn sandboxed_script(t: &Tree, script: &str) -> Output {
+    sandbox(
+        t,
+        &[
+            "--project-dir",
+            &t.proj,
+            "--profile",
+            "build",
+            "--",
+            "bash",
+            "-c",
+            script,
+        ],
+    )
+}
+
 fn check(t: &Tree, extra: &[&str], command: &str) -> Value {
     let o = cmd(t)
         .args([
@@ -1029,19 +1047,7 @@ fn sandboxed_runs_cannot_read_credentials_inside_tool_homes() {
         .map(|s| format!("cat ~/{s};"))
         .chain(std::iter::once("cat ~/.android/adb_usb.ini".to_string()))
         .collect::<String>();
-    let o = sandbox(
-        &t,
-        &[
-            "--project-dir",
-            &t.proj,
-            "--profile",
-            "build",
-            "--",
-            "bash",
-            "-c",
-            &script,
-        ],
-    );
+    let o = sandboxed_script(&t, &script);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(!stdout.contains("FAKE-SECRET-rt9"), "{}", show(&o));
     assert!(stdout.contains("PUBLIC"), "{}", show(&o));
@@ -1178,19 +1184,7 @@ fn sandboxed_runs_cannot_read_credentials_in_tool_configs() {
         .map(|(f, _)| format!("cat ~/{f};"))
         .chain(std::iter::once("cat ~/.cabal/config.public".to_string()))
         .collect::<String>();
-    let o = sandbox(
-        &t,
-        &[
-            "--project-dir",
-            &t.proj,
-            "--profile",
-            "build",
-            "--",
-            "bash",
-            "-c",
-            &script,
-        ],
-    );
+    let o = sandboxed_script(&t, &script);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(!stdout.contains("FAKE-rt25"), "{}", show(&o));
     assert!(stdout.contains("PUBLIC"), "{}", show(&o));
@@ -1219,21 +1213,7 @@ fn sandboxed_runs_see_no_deep_secrets_and_refuse_unchecked_projects() {
         std::fs::write(&p, "API_TOKEN=FAKE-rt25-deep\n").expect("write");
     }
     std::fs::write(format!("{}/a/b/c/d/readme", t.proj), "PUBLIC\n").expect("write");
-    let run = |script: &str| {
-        sandbox(
-            &t,
-            &[
-                "--project-dir",
-                &t.proj,
-                "--profile",
-                "build",
-                "--",
-                "bash",
-                "-c",
-                script,
-            ],
-        )
-    };
+    let run = |script: &str| sandboxed_script(&t, script);
     let o = run(
         "cat a/b/c/d/.env dist/.env .kube/config .docker/config.json \
          .cargo/credentials.toml .config/gh/hosts.yml; cat a/b/c/d/readme",

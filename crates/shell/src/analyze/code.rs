@@ -435,13 +435,23 @@ impl Src {
         } else {
             return None;
         }
+        if matches!(self.at(j), Some('=' | ',')) {
+            return None;
+        }
+        self.delimited_body(j)
+    }
+
+    /// The text between the delimiter at `j` (a bracket pairs with its
+    /// closing one, any other punctuation with itself) and its close, and
+    /// the index after the close.
+    fn delimited_body(&self, j: usize) -> Option<(String, usize)> {
         let open = self.at(j)?;
         let close = match open {
             '(' => ')',
             '[' => ']',
             '{' => '}',
             '<' => '>',
-            o if !o.is_alphanumeric() && !o.is_whitespace() && o != '=' && o != ',' => o,
+            o if !o.is_alphanumeric() && !o.is_whitespace() => o,
             _ => return None,
         };
         let end = self.c[j + 1..].iter().position(|&x| x == close)? + j + 1;
@@ -453,23 +463,12 @@ impl Src {
         if !(self.at(i) == Some('q') && self.at(i + 1) == Some('w')) {
             return None;
         }
-        let j = self.ws(i + 2);
-        let open = self.at(j)?;
-        let close = match open {
-            '(' => ')',
-            '[' => ']',
-            '{' => '}',
-            '<' => '>',
-            o if !o.is_alphanumeric() && !o.is_whitespace() => o,
-            _ => return None,
-        };
-        let end = self.c[j + 1..].iter().position(|&x| x == close)? + j + 1;
-        let words: String = self.c[j + 1..end].iter().collect();
+        let (words, after) = self.delimited_body(self.ws(i + 2))?;
         let vals = words
             .split_whitespace()
             .map(|w| Val::Lit(w.to_string()))
             .collect();
-        Some((vals, end + 1))
+        Some((vals, after))
     }
 }
 

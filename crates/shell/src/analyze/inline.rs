@@ -469,6 +469,14 @@ pub(super) fn program_commands(base: &str, code: &str) -> Vec<String> {
     out
 }
 
+/// vim and the names it runs under (lower case).
+fn is_vim(b: &str) -> bool {
+    matches!(
+        b,
+        "vi" | "vim" | "nvim" | "ex" | "view" | "gvim" | "rvim" | "vimdiff" | "evim" | "gview"
+    )
+}
+
 /// Editors and pagers that run code from their command line: vim's `-c CMD`,
 /// `--cmd CMD`, `+CMD` (not a line number or a search), `-S`/`-u`/`-U`/
 /// `-s` files and nvim's `-l SCRIPT`; emacs's `--eval`, `-l`/`--load`,
@@ -477,10 +485,7 @@ pub(super) fn program_commands(base: &str, code: &str) -> Vec<String> {
 /// '!CMD'`, `(shell-command "CMD")`), for hard deny.
 pub(super) fn editor_code(base: &str, argv: &[Word]) -> Option<Vec<String>> {
     let b = base.to_ascii_lowercase();
-    let vim = matches!(
-        b.as_str(),
-        "vi" | "vim" | "nvim" | "ex" | "view" | "gvim" | "rvim" | "vimdiff" | "evim" | "gview"
-    );
+    let vim = is_vim(&b);
     let emacs =
         matches!(b.as_str(), "emacs" | "emacs-nox" | "emacsclient") || b.starts_with("emacs2");
     let less = b == "less";
@@ -590,11 +595,7 @@ pub(super) fn editor_code(base: &str, argv: &[Word]) -> Option<Vec<String>> {
 /// (`vim -u /dev/stdin <<< '!CMD'`, `ex F <<< …`): each line as an ex
 /// command (vim family; nothing for the others).
 pub(super) fn editor_stdin_commands(base: &str, text: &str) -> Vec<String> {
-    let b = base.to_ascii_lowercase();
-    if !matches!(
-        b.as_str(),
-        "vi" | "vim" | "nvim" | "ex" | "view" | "gvim" | "rvim" | "vimdiff" | "evim" | "gview"
-    ) {
+    if !is_vim(&base.to_ascii_lowercase()) {
         return Vec::new();
     }
     text.lines().flat_map(vim_shell).collect()
