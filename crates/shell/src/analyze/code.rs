@@ -761,6 +761,166 @@ pub(super) fn shell_strings(code: &str) -> Vec<String> {
     out
 }
 
+/// The shell commands of a line of vim's ex commands: `!CMD`, `RANGE!CMD`
+/// (a filter), `r !CMD`, `w !CMD`, after modifiers (`silent!`,
+/// `noautocmd`…) and across `|` (which `!` takes as part of its command);
+/// `exe "…"` read again; the strings `system()`, `systemlist()`,
+/// `job_start()` run; `delete(PATH, "rf")` as `rm -rf PATH`.
+pub(super) fn vim_commands(cmd: &str) -> Vec<String> {
+    vim_commands_depth(cmd, 0)
+}
+
+fn vim_commands_depth(cmd: &str, depth: usize) -> Vec<String> {
+    const MODIFIERS: &[&str] = &[
+        "silent!",
+        "silent",
+        "sil!",
+        "sil",
+        "noautocmd",
+        "noa",
+        "keepalt",
+        "keepjumps",
+        "keepmarks",
+        "keeppatterns",
+        "lockmarks",
+        "unsilent",
+        "verbose",
+        "vertical",
+        "vert",
+        "topleft",
+        "botright",
+        "aboveleft",
+        "belowright",
+        "tab",
+        "hide",
+        "confirm",
+        "browse",
+        "sandbox",
+        "legacy",
+        "vim9cmd",
+    ];
+    let mut out = shell_strings(cmd);
+    // `delete(PATH, "rf")`.
+    let mut rest = cmd;
+    while let Some(at) = rest.find("delete(") {
+        rest = &rest[at + "delete(".len()..];
+        let args: Vec<&str> = rest.split(')').next().unwrap_or("").split(',').collect();
+        if let [path, flags, ..] = args.as_slice() {
+            let unq = |t: &str| t.trim().trim_matches(['"', '\'']).to_string();
+            if unq(flags).contains("rf") {
+                out.push(format!("rm -rf -- {}", Val::Lit(unq(path)).word()));
+            }
+        }
+    }
+    let mut line = cmd;
+    while !line.is_empty() {
+        let mut t = line.trim_start_matches([':', ' ', '\t']);
+        loop {
+            let before = t;
+            for m in MODIFIERS {
+                if let Some(r) = t.strip_prefix(m) {
+                    if r.is_empty() || r.starts_with([' ', '\t', '!', '|']) {
+                        t = r.trim_start_matches([' ', '\t']);
+                    }
+                }
+            }
+            if t == before {
+                break;
+            }
+        }
+        // A range before the command (`%`, `.,$`, `'<,'>`, `1,5`).
+        let t = t.trim_start_matches(|c: char| c.is_ascii_digit() || "%.$,;+-'<>".contains(c));
+        if let Some(r) = t.strip_prefix("execute").or_else(|| t.strip_prefix("exe")) {
+            if depth < 3 {
+                let body = r.trim();
+                let inner = body.trim_matches(['"', '\'']);
+                out.extend(vim_commands_depth(inner, depth + 1));
+            }
+        }
+        let mut t2 = t;
+        for prefix in ["read", "r", "write", "w!", "w"] {
+            if let Some(r) = t.strip_prefix(prefix) {
+                if r.trim_start().starts_with('!') {
+                    t2 = r.trim_start();
+                    break;
+                }
+            }
+        }
+        if let Some(r) = t2.strip_prefix('!') {
+            out.push(r.to_string());
+            break;
+        }
+        // The next command after an unescaped `|`.
+        match t.find('|') {
+            Some(at) if at == 0 || !t[..at].ends_with('\\') => line = &t[at + 1..],
+            _ => break,
+        }
+    }
+    out
+}
+
+/// The command strings of Emacs Lisp's `(shell-command "…")` family.
+pub(super) fn lisp_commands(code: &str) -> Vec<String> {
+    const CALLS: &[&str] = &[
+        "(shell-command-to-string",
+        "(shell-command",
+        "(async-shell-command",
+        "(call-process-shell-command",
+        "(process-lines-ignore-status",
+    ];
+    let mut out = Vec::new();
+    for call in CALLS {
+        for (i, _) in code.match_indices(call) {
+            let rest = &code[i + call.len()..];
+            let rest = rest.trim_start();
+            if let Some(body) = rest.strip_prefix('"') {
+                let mut s = String::new();
+                let mut chars = body.chars();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' => s.extend(chars.next()),
+                        '"' => break,
+                        c => s.push(c),
+                    }
+                }
+                out.push(s);
+            }
+        }
+    }
+    // `(call-process "rm" nil nil nil "-rf" "/")`: the program, then its
+    // arguments after INFILE, BUFFER and DISPLAY; `(delete-directory "~"
+    // t)`: a recursive delete.
+    let strings = |t: &str| -> Vec<String> {
+        t.split('"')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    };
+    for (i, _) in code.match_indices("(call-process ") {
+        let form = code[i..].split(')').next().unwrap_or("");
+        let words: Vec<&str> = form.split_whitespace().skip(1).collect();
+        if words.len() >= 4 && words[0].starts_with('"') {
+            let prog = Val::Lit(words[0].trim_matches('"').to_string());
+            let args = strings(&words[4..].join(" ")).into_iter().map(Val::Lit);
+            out.push(argv_line(
+                &std::iter::once(prog).chain(args).collect::<Vec<_>>(),
+            ));
+        }
+    }
+    for (i, _) in code.match_indices("(delete-directory ") {
+        let form = code[i..].split(')').next().unwrap_or("");
+        if let (Some(dir), true) = (strings(form).first(), form.split_whitespace().count() >= 3) {
+            let val = match dir.strip_prefix('~') {
+                Some(r) if r.is_empty() || r.starts_with('/') => Val::Home(r.to_string()),
+                _ => Val::Lit(dir.clone()),
+            };
+            out.push(format!("rm -rf -- {}", val.word()));
+        }
+    }
+    out
+}
+
 /// The command lines literal Tcl code runs (`tclsh`, `wish`, `expect`):
 /// `exec WORDS…` and expect's `spawn WORDS…` run an argv (`|` between
 /// words starts the next command of a pipeline; a redirection word ends

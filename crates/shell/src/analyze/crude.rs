@@ -85,6 +85,15 @@ pub(super) fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', ""))
 }
 
+/// Words as one command line, each quoted as a literal word.
+pub(super) fn shell_line<S: AsRef<str>>(words: &[S]) -> String {
+    words
+        .iter()
+        .map(|w| shell_quote(w.as_ref()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Split unparseable text into pseudo-commands at shell operators; the kind
 /// is the operator that preceded the segment.
 pub(super) fn crude_segments(text: &str) -> Vec<(char, String)> {

@@ -158,16 +158,7 @@ impl Walker<'_> {
             w.literal()
                 .is_some_and(|code| super::code::reads_own_argv(&code))
         }) {
-            let home = self.env.home.clone();
-            let rest: Option<Vec<String>> =
-                argv[at + 1..].iter().map(|w| w.expanded(&home)).collect();
-            if let Some(rest) = rest.filter(|r| !r.is_empty()) {
-                for w in &rest {
-                    self.ungated_text(w, own_cwd, ctx);
-                }
-                let line: Vec<String> = rest.iter().map(|w| super::crude::shell_quote(w)).collect();
-                self.ungated_text(&line.join(" "), own_cwd, ctx);
-            }
+            self.own_arguments(&argv[at + 1..], own_cwd, ctx);
         }
         for w in argv.iter().skip(1) {
             match w.literal() {
@@ -224,20 +215,11 @@ impl Walker<'_> {
         // -rf / <<< 'subprocess.run(sys.argv[1:])'`, rt27 F3): the words
         // after `-` are checked as the command line they may be.
         if !shell && texts.iter().any(|t| super::code::reads_own_argv(t)) {
-            let home = self.env.home.clone();
-            let words: Option<Vec<String>> = argv
+            if let Some(dash) = argv
                 .iter()
-                .skip_while(|w| w.literal().as_deref() != Some("-"))
-                .skip(1)
-                .map(|w| w.expanded(&home))
-                .collect();
-            if let Some(words) = words.filter(|w| !w.is_empty()) {
-                let line: Vec<String> =
-                    words.iter().map(|w| super::crude::shell_quote(w)).collect();
-                self.ungated_text(&line.join(" "), own_cwd, ctx);
-                for w in &words {
-                    self.ungated_text(w, own_cwd, ctx);
-                }
+                .position(|w| w.literal().as_deref() == Some("-"))
+            {
+                self.own_arguments(&argv[dash + 1..], own_cwd, ctx);
             }
         }
         for text in texts {
@@ -252,6 +234,31 @@ impl Walker<'_> {
                 self.out.fork_bomb = true;
             }
         }
+    }
+
+    /// The arguments a program's code runs as commands (`os.system(
+    /// sys.argv[1])`, `system @ARGV`): each word, and all of them as one
+    /// command line, checked for hard deny. Nothing when one is known only
+    /// at run time.
+    pub(super) fn own_arguments(&mut self, words: &[Word], own_cwd: Option<&str>, ctx: &Ctx) {
+        let home = self.env.home.clone();
+        let words: Option<Vec<String>> = words.iter().map(|w| w.expanded(&home)).collect();
+        if let Some(words) = words.filter(|w| !w.is_empty()) {
+            self.own_argument_texts(&words, own_cwd, ctx);
+        }
+    }
+
+    /// [`Self::own_arguments`] of words already known as text.
+    pub(super) fn own_argument_texts(
+        &mut self,
+        words: &[String],
+        own_cwd: Option<&str>,
+        ctx: &Ctx,
+    ) {
+        for w in words {
+            self.ungated_text(w, own_cwd, ctx);
+        }
+        self.ungated_text(&super::crude::shell_line(words), own_cwd, ctx);
     }
 
     /// `bash <(curl …)`, `source <(wget …)`: a process substitution used as
@@ -410,7 +417,7 @@ fn with_positionals(argv: &[Word], string: &Word, text: &str, home: &str) -> Opt
         .iter()
         .map(|p| super::crude::shell_quote(p))
         .collect();
-    let all = quoted.join(" ");
+    let all = super::crude::shell_line(params);
     let mut out = text.to_string();
     for form in [
         "\"$@\"", "\"$*\"", "\"${@}\"", "\"${*}\"", "${@}", "${*}", "$@", "$*",
@@ -529,18 +536,20 @@ pub(super) fn editor_code(base: &str, argv: &[Word]) -> Option<Vec<String>> {
                     || (cmd.starts_with('/') && !cmd.contains('|'));
                 if !plain {
                     runs = true;
-                    texts.extend(vim_shell(cmd));
+                    texts.extend(super::code::vim_commands(cmd));
                 }
                 continue;
             }
             match v.as_str() {
-                "-c" | "--cmd" => {
+                "--cmd" => {
                     runs = true;
                     if let Some(t) = words.next().and_then(Word::literal) {
-                        texts.extend(vim_shell(&t));
+                        texts.extend(super::code::vim_commands(&t));
                     }
                 }
-                "-S" | "-u" | "-U" | "-l" | "--startuptime" | "-w" | "-W" | "-i" | "--listen" => {
+                // Long options and `-i` (the viminfo file); the short ones
+                // are read in the cluster arm below (`-c`, `-S`, `-u`…).
+                "--startuptime" | "-i" | "--listen" => {
                     runs = true;
                 }
                 // A cluster as vim reads it (rt26a F2: `-Nc CMD`): `c` takes
@@ -555,10 +564,10 @@ pub(super) fn editor_code(base: &str, argv: &[Word]) -> Option<Vec<String>> {
                         let rest = &letters[at + 1..];
                         if rest.is_empty() {
                             if let Some(t) = words.next().and_then(Word::literal) {
-                                texts.extend(vim_shell(&t));
+                                texts.extend(super::code::vim_commands(&t));
                             }
                         } else {
-                            texts.extend(vim_shell(rest));
+                            texts.extend(super::code::vim_commands(rest));
                         }
                     } else if letters.contains(['S', 'u', 'U', 's', 'w', 'W', 'l', 'e', 'E', 'V']) {
                         runs = true;
@@ -583,7 +592,7 @@ pub(super) fn editor_code(base: &str, argv: &[Word]) -> Option<Vec<String>> {
                 runs = true;
                 let text = glued.or_else(|| words.peek().and_then(|n| n.literal()));
                 if let Some(t) = text {
-                    texts.extend(lisp_shell(&t));
+                    texts.extend(super::code::lisp_commands(&t));
                 }
             }
         }
@@ -598,174 +607,7 @@ pub(super) fn editor_stdin_commands(base: &str, text: &str) -> Vec<String> {
     if !is_vim(&base.to_ascii_lowercase()) {
         return Vec::new();
     }
-    text.lines().flat_map(vim_shell).collect()
-}
-
-/// The shell commands of a line of vim's ex commands: `!CMD`, `RANGE!CMD`
-/// (a filter), `r !CMD`, `w !CMD`, after modifiers (`silent!`,
-/// `noautocmd`…) and across `|` (which `!` takes as part of its command);
-/// `exe "…"` read again; the strings `system()`, `systemlist()`,
-/// `job_start()` run; `delete(PATH, "rf")` as `rm -rf PATH`.
-fn vim_shell(cmd: &str) -> Vec<String> {
-    vim_shell_depth(cmd, 0)
-}
-
-fn vim_shell_depth(cmd: &str, depth: usize) -> Vec<String> {
-    const MODIFIERS: &[&str] = &[
-        "silent!",
-        "silent",
-        "sil!",
-        "sil",
-        "noautocmd",
-        "noa",
-        "keepalt",
-        "keepjumps",
-        "keepmarks",
-        "keeppatterns",
-        "lockmarks",
-        "unsilent",
-        "verbose",
-        "vertical",
-        "vert",
-        "topleft",
-        "botright",
-        "aboveleft",
-        "belowright",
-        "tab",
-        "hide",
-        "confirm",
-        "browse",
-        "sandbox",
-        "legacy",
-        "vim9cmd",
-    ];
-    let mut out = super::code::shell_strings(cmd);
-    // `delete(PATH, "rf")`.
-    let mut rest = cmd;
-    while let Some(at) = rest.find("delete(") {
-        rest = &rest[at + "delete(".len()..];
-        let args: Vec<&str> = rest.split(')').next().unwrap_or("").split(',').collect();
-        if let [path, flags, ..] = args.as_slice() {
-            let unq = |t: &str| t.trim().trim_matches(['"', '\'']).to_string();
-            if unq(flags).contains("rf") {
-                out.push(format!(
-                    "rm -rf -- {}",
-                    super::crude::shell_quote(&unq(path))
-                ));
-            }
-        }
-    }
-    let mut line = cmd;
-    while !line.is_empty() {
-        let mut t = line.trim_start_matches([':', ' ', '\t']);
-        loop {
-            let before = t;
-            for m in MODIFIERS {
-                if let Some(r) = t.strip_prefix(m) {
-                    if r.is_empty() || r.starts_with([' ', '\t', '!', '|']) {
-                        t = r.trim_start_matches([' ', '\t']);
-                    }
-                }
-            }
-            if t == before {
-                break;
-            }
-        }
-        // A range before the command (`%`, `.,$`, `'<,'>`, `1,5`).
-        let t = t.trim_start_matches(|c: char| c.is_ascii_digit() || "%.$,;+-'<>".contains(c));
-        if let Some(r) = t.strip_prefix("execute").or_else(|| t.strip_prefix("exe")) {
-            if depth < 3 {
-                let body = r.trim();
-                let inner = body.trim_matches(['"', '\'']);
-                out.extend(vim_shell_depth(inner, depth + 1));
-            }
-        }
-        let mut t2 = t;
-        for prefix in ["read", "r", "write", "w!", "w"] {
-            if let Some(r) = t.strip_prefix(prefix) {
-                if r.trim_start().starts_with('!') {
-                    t2 = r.trim_start();
-                    break;
-                }
-            }
-        }
-        if let Some(r) = t2.strip_prefix('!') {
-            out.push(r.to_string());
-            break;
-        }
-        // The next command after an unescaped `|`.
-        match t.find('|') {
-            Some(at) if at == 0 || !t[..at].ends_with('\\') => line = &t[at + 1..],
-            _ => break,
-        }
-    }
-    out
-}
-
-/// The command strings of Emacs Lisp's `(shell-command "…")` family.
-fn lisp_shell(code: &str) -> Vec<String> {
-    const CALLS: &[&str] = &[
-        "(shell-command-to-string",
-        "(shell-command",
-        "(async-shell-command",
-        "(call-process-shell-command",
-        "(process-lines-ignore-status",
-    ];
-    let mut out = Vec::new();
-    for call in CALLS {
-        for (i, _) in code.match_indices(call) {
-            let rest = &code[i + call.len()..];
-            let rest = rest.trim_start();
-            if let Some(body) = rest.strip_prefix('"') {
-                let mut s = String::new();
-                let mut chars = body.chars();
-                while let Some(c) = chars.next() {
-                    match c {
-                        '\\' => s.extend(chars.next()),
-                        '"' => break,
-                        c => s.push(c),
-                    }
-                }
-                out.push(s);
-            }
-        }
-    }
-    // `(call-process "rm" nil nil nil "-rf" "/")`: the program, then its
-    // arguments after INFILE, BUFFER and DISPLAY; `(delete-directory "~"
-    // t)`: a recursive delete.
-    let strings = |t: &str| -> Vec<String> {
-        t.split('"')
-            .skip(1)
-            .step_by(2)
-            .map(str::to_string)
-            .collect()
-    };
-    for (i, _) in code.match_indices("(call-process ") {
-        let form = code[i..].split(')').next().unwrap_or("");
-        let words: Vec<&str> = form.split_whitespace().skip(1).collect();
-        if words.len() >= 4 && words[0].starts_with('"') {
-            let prog = words[0].trim_matches('"');
-            let args = strings(&words[4..].join(" "));
-            let mut line = vec![super::crude::shell_quote(prog)];
-            line.extend(args.iter().map(|a| super::crude::shell_quote(a)));
-            out.push(line.join(" "));
-        }
-    }
-    for (i, _) in code.match_indices("(delete-directory ") {
-        let form = code[i..].split(')').next().unwrap_or("");
-        if let (Some(dir), true) = (strings(form).first(), form.split_whitespace().count() >= 3) {
-            let word = match dir.strip_prefix('~') {
-                Some("") => "~".to_string(),
-                Some("/") => "~/".to_string(),
-                Some(r) if r.starts_with('/') => {
-                    format!("~/{}", super::crude::shell_quote(&r[1..]))
-                }
-                _ => super::crude::shell_quote(dir),
-            };
-            out.push(format!("rm -rf -- {word}"));
-        }
-    }
-    out
+    text.lines().flat_map(super::code::vim_commands).collect()
 }
 
 /// The program texts a here-string or heredoc hands to standard input

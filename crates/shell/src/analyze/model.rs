@@ -558,6 +558,11 @@ impl Walker<'_> {
         // sed's `e COMMAND` hands COMMAND to a shell (rt24: `sed -n '1e rm
         // -rf /' f`), in an operand or an `-e`/`--expression` value.
         let check = reading.program().id.as_str();
+        let value_of = |o: &shellgate_programs::argv::OptUse| {
+            o.value
+                .and_then(|v| p.value_text(&args, v))
+                .map(str::to_string)
+        };
         let mut codes: Vec<String> = reading
             .operands()
             .iter()
@@ -568,8 +573,7 @@ impl Walker<'_> {
             p.opts
                 .iter()
                 .filter(|o| !o.negated && o.opt.value == Role::Code)
-                .filter_map(|o| o.value.and_then(|v| p.value_text(&args, v)))
-                .map(str::to_string),
+                .filter_map(value_of),
         );
         // `awk -f -`, `sed -f /dev/stdin`, `make -f -`: code nobody can
         // see, unless a here-string or heredoc carries it (`awk -f - <<<
@@ -581,32 +585,21 @@ impl Walker<'_> {
                 &self.env.home.clone(),
             ));
         }
-        // gdb's `-ex 'shell CMD'`, `-ex '!CMD'`, `-ex 'pipe … | CMD'` hand
-        // CMD to a shell; `-ex 'python …'` runs Python.
-        if check == "gdb" {
-            for o in p
-                .opts
-                .iter()
-                .filter(|o| matches!(o.opt.name.as_str(), "-ex" | "-iex"))
-            {
-                if let Some(t) = o.value.and_then(|v| p.value_text(&args, v)) {
-                    for cmd in super::code::gdb_commands(t) {
-                        self.ungated_text(&cmd, own_cwd, ctx);
-                    }
-                }
-            }
-        }
         // Option values that are command lines for a shell (rt26a F1):
-        // make's `--eval` text (`$(shell CMD)`, recipe lines), tar's
-        // `--checkpoint-action=exec=CMD`; cmake's `-E rm …` command mode.
-        let value_of = |o: &shellgate_programs::argv::OptUse| {
-            o.value
-                .and_then(|v| p.value_text(&args, v))
-                .map(str::to_string)
-        };
+        // gdb's `-ex 'shell CMD'`, `'!CMD'`, `'pipe … | CMD'` (`'python …'`
+        // runs Python), make's `--eval` text (`$(shell CMD)`, recipe lines),
+        // tar's `--checkpoint-action=exec=CMD`; cmake's `-E rm …` mode.
         for o in p.opts.iter().filter(|o| !o.negated) {
             let name = o.opt.name.as_str();
             match (check, name) {
+                ("gdb", "-ex" | "-iex") => {
+                    for cmd in value_of(o)
+                        .map(|t| super::code::gdb_commands(&t))
+                        .unwrap_or_default()
+                    {
+                        self.ungated_text(&cmd, own_cwd, ctx);
+                    }
+                }
                 ("make", "-E") => {
                     if let Some(t) = value_of(o) {
                         codes.push(t);
@@ -636,13 +629,8 @@ impl Walker<'_> {
                                 _ => None,
                             };
                             if let Some(rm) = rm {
-                                let quoted: Vec<String> =
-                                    rest.iter().map(|w| super::crude::shell_quote(w)).collect();
-                                self.ungated_text(
-                                    &format!("{rm} {}", quoted.join(" ")),
-                                    own_cwd,
-                                    ctx,
-                                );
+                                let line = format!("{rm} {}", super::crude::shell_line(rest));
+                                self.ungated_text(&line, own_cwd, ctx);
                             }
                         }
                     }
@@ -679,16 +667,9 @@ impl Walker<'_> {
                 }
                 *t = format!("{assigns}{with_argv}");
             }
-            if codes.iter().any(|t| t.contains("ARGV")) {
-                for w in &operands {
-                    self.ungated_text(w, own_cwd, ctx);
-                }
-                // `system(ARGV[1] " " ARGV[2] " " ARGV[3])` (rt27 F1).
-                let line: Vec<String> = operands
-                    .iter()
-                    .map(|w| super::crude::shell_quote(w))
-                    .collect();
-                self.ungated_text(&line.join(" "), own_cwd, ctx);
+            // `system(ARGV[1] " " ARGV[2] " " ARGV[3])` (rt27 F1).
+            if codes.iter().any(|t| t.contains("ARGV")) && !operands.is_empty() {
+                self.own_argument_texts(&operands, own_cwd, ctx);
             }
         }
         if check == "make" {
@@ -769,12 +750,7 @@ impl Walker<'_> {
                 let words = argv.get(op.at + 1..).unwrap_or_default();
                 match words.iter().map(Word::literal).collect::<Option<Vec<_>>>() {
                     Some(lits) => {
-                        let text = lits
-                            .iter()
-                            .map(|w| super::crude::shell_quote(w))
-                            .collect::<Vec<_>>()
-                            .join(" ");
-                        self.ungated_text(&text, own_cwd, ctx);
+                        self.ungated_text(&super::crude::shell_line(&lits), own_cwd, ctx);
                     }
                     None => self.reason("dynamic_shell_string"),
                 }

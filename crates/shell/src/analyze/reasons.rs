@@ -148,12 +148,8 @@ impl Walker<'_> {
                             c => words.last_mut().into_iter().for_each(|w| w.push(c)),
                         }
                     }
-                    let text: Vec<String> = words
-                        .iter()
-                        .filter(|w| !w.is_empty())
-                        .map(|w| super::crude::shell_quote(w))
-                        .collect();
-                    self.ungated_text(&text.join(" "), own_cwd, ctx);
+                    words.retain(|w| !w.is_empty());
+                    self.ungated_text(&super::crude::shell_line(&words), own_cwd, ctx);
                 }
             }
         }
