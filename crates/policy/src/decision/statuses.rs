@@ -3,7 +3,7 @@
 //! (§6.3), or unapproved.
 
 use shellgate_programs::checks::Facts;
-use shellgate_shell::analyze::Analysis;
+use shellgate_shell::analyze::{self, Analysis};
 
 use super::layers::ShellCall;
 use super::safe_space::{grant_holds, grant_holds_for_trees, in_safe_space, reads_stay_safe};
@@ -63,6 +63,7 @@ pub(super) fn candidate_states(call: &ShellCall) -> Vec<CandState> {
         let qualifies = !analysis.is_complex()
             && !call.resolver.secret_in_call
             && inv.uncovered.is_empty()
+            && !other_env(inv, &call.policy.config.environment.inert)
             && safe.qualifies_in(inv, ctx.run_env.path, &facts)
             && reads_stay_safe(inv, c, ctx)
             && !reads_produced(inv, c, &produced, ci);
@@ -393,4 +394,15 @@ fn reads_produced(
                     || (!listing && crate::resolve::within(p, &t.path, ci))
             })
     })
+}
+
+/// A leading assignment of a name that is neither inert nor code-selecting
+/// (§15.4, §15.14: "any other name removes the safe short-circuit"): the
+/// analysis lets it pass for programs whose grant runs project code (`FOO=1
+/// make test` under a grant of `make test`), so a read-only form of such a
+/// program (`pip freeze`, `npm --version`) must not be safe with it.
+fn other_env(inv: &analyze::Invocation, inert: &[String]) -> bool {
+    inv.env
+        .iter()
+        .any(|n| analyze::classify_env(n, inert) == analyze::EnvKind::Other)
 }
