@@ -165,7 +165,15 @@ impl Resolver<'_> {
         pattern: Option<&str>,
         cwd: Option<&str>,
     ) -> Option<Resolved> {
-        let v = self.separators(v);
+        let mut v = self.separators(v);
+        let mut pattern = pattern.map(|p| self.separators(p));
+        // `/proc/self/cwd/…` is the command's own directory (rt28b F1).
+        if let Some(c) = cwd {
+            if let Some(r) = paths::own_cwd_view(&v, c) {
+                pattern = pattern.and_then(|p| paths::own_cwd_view(&p, c));
+                v = r;
+            }
+        }
         let glob = pattern.is_some();
         let (text, scope) = if glob {
             // Static part before the first segment holding a glob character.
@@ -187,7 +195,7 @@ impl Resolver<'_> {
             (v.clone(), Scope::Exact)
         };
         let written = match pattern {
-            Some(p) => self.separators(p),
+            Some(p) => p,
             None => v.clone(),
         };
         let (path, raw) = if text.starts_with('/') {

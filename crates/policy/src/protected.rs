@@ -313,7 +313,7 @@ impl<'a> Protected<'a> {
                     let k = if matches!(self.fs.lstat(&a), Ok(crate::fs::FileKind::Symlink)) {
                         match resolve::kernel(self.fs, &a, true) {
                             Kernel::Path(k) => k,
-                            Kernel::Unresolvable => continue,
+                            Kernel::Unresolvable | Kernel::ProcView => continue,
                         }
                     } else if kd == d {
                         continue;
@@ -462,6 +462,12 @@ impl<'a> Protected<'a> {
     /// itself, what a glob could match, or (for recursive operations) what
     /// lies below it.
     fn reaches(&self, t: &Touch, access: Access, recursive: bool) -> bool {
+        // A path through the command's own `/proc` view (a file descriptor
+        // it opened, `/dev/fd/3/settings.json`, another process's `cwd`)
+        // names what the gate cannot see: it may be any protected file.
+        if self.through_proc_view(t) {
+            return true;
+        }
         // A glob is judged on what it really matches when its directories
         // can be listed, else on what its pattern could match.
         let expansion = match t.scope {
@@ -511,6 +517,25 @@ impl<'a> Protected<'a> {
             }
         }
         false
+    }
+
+    /// Whether the kernel resolves `t` in the command's own process view
+    /// ([`Kernel::ProcView`]), following its last link or not.
+    fn through_proc_view(&self, t: &Touch) -> bool {
+        if !(t.raw.contains("/proc") || t.raw.contains("/dev/fd") || t.path != t.raw) {
+            // Only a path written through `/proc` or `/dev/fd`, or one
+            // whose links may lead there, can be one.
+            if !t.raw.contains('/') {
+                return false;
+            }
+        }
+        let raw = match t.scope {
+            Scope::Glob { .. } => resolve::static_dir(&t.raw),
+            _ => t.raw.clone(),
+        };
+        [false, true]
+            .iter()
+            .any(|&f| resolve::kernel(self.fs, &raw, f) == Kernel::ProcView)
     }
 
     /// Everything a glob can match in its directory `p` (and below, for

@@ -179,7 +179,9 @@ fn read_gitfile(fs: &dyn Fs, dotgit: &str, dir: &str) -> Result<String, String> 
         .ok_or_else(|| format!("{dotgit} is not a gitfile"))?;
     match resolve::kernel(fs, &resolve::join_raw(dir, target), true) {
         Kernel::Path(k) => Ok(k),
-        Kernel::Unresolvable => Err(format!("the gitfile {dotgit} points nowhere resolvable")),
+        Kernel::Unresolvable | Kernel::ProcView => {
+            Err(format!("the gitfile {dotgit} points nowhere resolvable"))
+        }
     }
 }
 
@@ -580,7 +582,7 @@ pub fn git_reads_as_config(
     };
     let target = match resolve::kernel(fs, path, true) {
         Kernel::Path(k) => k,
-        Kernel::Unresolvable => paths::normalize(path),
+        Kernel::Unresolvable | Kernel::ProcView => paths::normalize(path),
     };
     let lexical = paths::normalize(path);
     let home = home.trim_end_matches('/');

@@ -47,6 +47,12 @@ pub enum Kernel {
     /// A loop, a permission error, a relative input, anything that could not
     /// be inspected: outside every root.
     Unresolvable,
+    /// Through the opening process's own view in `/proc` — its working
+    /// directory (`/proc/self/cwd`) or a file descriptor (`/dev/fd/3`,
+    /// `/proc/self/fd/3/x`): the kernel resolves it in the command's process,
+    /// which the gate cannot look into (rt28b F1). Outside every root, and
+    /// an unknown target for protected paths.
+    ProcView,
 }
 
 impl Kernel {
@@ -54,8 +60,38 @@ impl Kernel {
     pub fn path(&self) -> Option<&str> {
         match self {
             Kernel::Path(p) => Some(p),
-            Kernel::Unresolvable => None,
+            Kernel::Unresolvable | Kernel::ProcView => None,
         }
+    }
+}
+
+/// Whether the walked path `out` (physical so far) names a part of a
+/// process's `/proc` entry that the kernel resolves per process: `cwd`,
+/// and `fd/N` below it or other than standard input, output and error
+/// (`last`: `out` is the whole path). `task/T/…` the same.
+fn proc_view(out: &str, last: bool) -> bool {
+    let Some(rest) = out.strip_prefix("/proc/") else {
+        return false;
+    };
+    let mut segs = rest.split('/');
+    let _pid = segs.next();
+    let mut next = segs.next();
+    if next == Some("task") {
+        let _tid = segs.next();
+        next = segs.next();
+    }
+    match next {
+        Some("cwd") => true,
+        // A descriptor itself (`tee /dev/fd/3`) is what a redirect of the
+        // same command opened, and that redirect is checked; a path below
+        // one (`/dev/fd/3/settings.json`: a directory descriptor) is not.
+        Some("fd" | "fdinfo") => match segs.next() {
+            Some(n) if n.bytes().all(|b| b.is_ascii_digit()) => !last || segs.next().is_some(),
+            // The target of a standard stream's link (`pipe:[…]`,
+            // `socket:[…]`): what the gate's own output is.
+            _ => false,
+        },
+        _ => false,
     }
 }
 
@@ -126,6 +162,9 @@ fn walk(fs: &dyn Fs, path: &str, follow_last: bool) -> Kernel {
             };
             c == "."
         });
+        if out.starts_with("/proc/") && proc_view(&out, last) {
+            return Kernel::ProcView;
+        }
         match fs.lstat(&out) {
             Ok(FileKind::Symlink) if !last || follow_last => {
                 links += 1;
@@ -1008,7 +1047,7 @@ pub fn tree_stays_within(fs: &dyn Fs, dir: &str, roots: &[String], ci: bool) -> 
                             queue.push(t);
                         }
                     }
-                    Kernel::Unresolvable => return false,
+                    Kernel::Unresolvable | Kernel::ProcView => return false,
                 },
                 _ => {}
             }

@@ -351,7 +351,7 @@ pub fn tree_holds_secret(fs: &dyn Fs, dir: &str, walk: &TreeWalk) -> bool {
                         kind = fs.stat(&t).unwrap_or(crate::fs::FileKind::Other);
                         target = Some(t);
                     }
-                    Kernel::Unresolvable => return true,
+                    Kernel::Unresolvable | Kernel::ProcView => return true,
                 }
             }
             if kind == crate::fs::FileKind::Dir {
@@ -624,7 +624,7 @@ pub fn touch_names_secret(fs: &dyn Fs, t: &Touch, ci: bool) -> bool {
                 Kernel::Path(k) => is_secret_path(&k),
                 // Unresolvable is outside everything already; it names no
                 // secret we can see.
-                Kernel::Unresolvable => false,
+                Kernel::Unresolvable | Kernel::ProcView => false,
             }
         }
     }

@@ -59,6 +59,60 @@ pub fn resolve(base: &str, rel: &str) -> String {
     }
 }
 
+/// A path through the running process's own view of its working
+/// directory, `/proc/self/cwd` or `/proc/thread-self/cwd`: the kernel
+/// resolves that link in the process that opens the path — the command's
+/// shell, whose directory is `cwd` — not in the gate (rt28b F1: `cd
+/// ~/.claude && echo … > /proc/self/cwd/settings.json`). `Some` with the
+/// link replaced by `cwd` and the rest kept as written (a `..` after it is
+/// the kernel's, from `cwd`); `None` when the path does not go through it.
+/// `text` is absolute or relative to `cwd`.
+pub fn own_cwd_view(text: &str, cwd: &str) -> Option<String> {
+    if !text.contains("cwd") {
+        return None;
+    }
+    let joined;
+    let abs = if text.starts_with('/') {
+        text
+    } else {
+        joined = format!("{cwd}/{text}");
+        &joined
+    };
+    // Walk lexically until the walked prefix is `/proc/<self>/cwd`.
+    let mut parts: Vec<&str> = Vec::new();
+    let mut rest_at = None;
+    let mut at = 0;
+    for seg in abs.split('/') {
+        at += seg.len() + 1;
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s),
+        }
+        if let ["proc", "self" | "thread-self", "cwd"] = parts.as_slice() {
+            rest_at = Some(at.min(abs.len()));
+            break;
+        }
+    }
+    let rest = &abs[rest_at?..];
+    let base = cwd.trim_end_matches('/');
+    Some(if rest.is_empty() {
+        let mut p = if base.is_empty() {
+            "/".to_string()
+        } else {
+            base.to_string()
+        };
+        if abs.ends_with('/') && p != "/" {
+            p.push('/');
+        }
+        p
+    } else {
+        format!("{base}/{rest}")
+    })
+}
+
 /// Parent of a normalized absolute path (`/` for `/` itself).
 pub fn parent(path: &str) -> String {
     match path.rfind('/') {
@@ -151,6 +205,38 @@ pub fn normalize_stored_dir(dir: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn own_cwd_view_is_the_commands_directory() {
+        let c = "/home/u/.claude";
+        assert_eq!(
+            own_cwd_view("/proc/self/cwd/settings.json", c).as_deref(),
+            Some("/home/u/.claude/settings.json")
+        );
+        assert_eq!(
+            own_cwd_view("/proc/thread-self/cwd", c).as_deref(),
+            Some("/home/u/.claude")
+        );
+        assert_eq!(
+            own_cwd_view("/proc/self/cwd/", "/home/u").as_deref(),
+            Some("/home/u/")
+        );
+        assert_eq!(
+            own_cwd_view("/proc/self/cwd/../x", c).as_deref(),
+            Some("/home/u/.claude/../x")
+        );
+        assert_eq!(
+            own_cwd_view("../../proc/self/cwd/x", "/a/b").as_deref(),
+            Some("/a/b/x")
+        );
+        assert_eq!(
+            own_cwd_view("/proc//self/./cwd/x", c).as_deref(),
+            Some("/home/u/.claude/x")
+        );
+        assert_eq!(own_cwd_view("/proc/self/cwdx", c), None);
+        assert_eq!(own_cwd_view("/proc/self/root/etc", c), None);
+        assert_eq!(own_cwd_view("src/cwd", c), None);
+    }
 
     #[test]
     fn normalizes() {

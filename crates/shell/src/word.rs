@@ -102,7 +102,13 @@ pub struct Param {
     pub name: String,
     /// Inside double quotes (no splitting, no globbing of its value).
     pub quoted: bool,
+    /// `${NAME:-…}`, `${NAME:=…}`, `${NAME:?…}`: the value counts only
+    /// when it is not empty (else the default or an error).
+    pub nonempty: bool,
 }
+
+/// The names [`Param`] gives `$1` … `$9`.
+pub const POSITIONAL: [&str; 9] = ["1", "2", "3", "4", "5", "6", "7", "8", "9"];
 
 /// The name [`Param`] gives a `$(pwd)` or `` `pwd` `` piece.
 pub const PWD_SUBST: &str = "$(pwd)";
@@ -271,22 +277,37 @@ impl Word {
             }
             WordPiece::TildeExpansion(t) => match t {
                 TildeExpr::Home => self.segs.push(Seg::Home),
+                // `~+` is `$PWD` (rt28b: `cd && rm -rf ~+`).
+                TildeExpr::WorkingDir => {
+                    self.params.push(Param {
+                        seg: self.segs.len(),
+                        name: "PWD".to_string(),
+                        quoted: true,
+                        nonempty: false,
+                    });
+                    self.segs.push(Seg::Dynamic);
+                }
                 _ => self.segs.push(Seg::Dynamic),
             },
             WordPiece::ParameterExpansion(expr) => {
-                if let ParameterExpr::Parameter {
-                    parameter: Parameter::Named(name),
-                    indirect: false,
-                } = expr
-                {
+                if let Some((name, nonempty)) = value_of_name(expr) {
                     if name == "HOME" {
                         self.segs.push(Seg::Home);
+                        if nonempty {
+                            // The default or message is not used (HOME is
+                            // set), but walked all the same.
+                            self.note_evals(expr);
+                            for nested in parameter_nested_text(expr) {
+                                self.nested_word(nested, offset);
+                            }
+                        }
                         return;
                     }
                     self.params.push(Param {
                         seg: self.segs.len(),
-                        name: name.clone(),
+                        name: name.to_string(),
                         quoted: in_dq,
+                        nonempty,
                     });
                 }
                 self.segs.push(Seg::Dynamic);
@@ -310,8 +331,27 @@ impl Word {
                     seg: self.segs.len(),
                     name: PWD_SUBST.to_string(),
                     quoted: in_dq,
+                    nonempty: false,
                 });
                 self.segs.push(Seg::Dynamic);
+                let kind = if matches!(piece, WordPiece::CommandSubstitution(_)) {
+                    SubstKind::Command
+                } else {
+                    SubstKind::Backtick
+                };
+                self.substs.push(Subst {
+                    kind,
+                    text: text.clone(),
+                    offset,
+                });
+            }
+            WordPiece::CommandSubstitution(text)
+            | WordPiece::BackquotedCommandSubstitution(text)
+                if echoes_home(text) =>
+            {
+                // `$(echo ~)`: the home directory (rt28b), the trailing
+                // newline removed by the substitution.
+                self.segs.push(Seg::Home);
                 let kind = if matches!(piece, WordPiece::CommandSubstitution(_)) {
                     SubstKind::Command
                 } else {
@@ -665,6 +705,66 @@ fn parameter_indirect(expr: &ParameterExpr) -> bool {
         // dereferenced.
         P::VariableNames { .. } | P::MemberKeys { .. } => false,
     }
+}
+
+/// A parameter expansion whose value is a name's own value: `$NAME`,
+/// `${NAME}`, and (`true`: only when that value is not empty) `${NAME:-…}`,
+/// `${NAME:=…}`, `${NAME:?…}` and their forms without `:`; for `HOME`
+/// also a removal of trailing slashes (`${HOME%/}`: the home has none).
+fn value_of_name(expr: &ParameterExpr) -> Option<(&str, bool)> {
+    use ParameterExpr as P;
+    match expr {
+        P::Parameter {
+            parameter: Parameter::Named(n),
+            indirect: false,
+        } => Some((n, false)),
+        P::Parameter {
+            parameter: Parameter::Positional(k @ 1..=9),
+            indirect: false,
+        } => Some((POSITIONAL[*k as usize - 1], false)),
+        P::UseDefaultValues {
+            parameter: Parameter::Named(n),
+            indirect: false,
+            ..
+        }
+        | P::AssignDefaultValues {
+            parameter: Parameter::Named(n),
+            indirect: false,
+            ..
+        }
+        | P::IndicateErrorIfNullOrUnset {
+            parameter: Parameter::Named(n),
+            indirect: false,
+            ..
+        } => Some((n, true)),
+        P::RemoveSmallestSuffixPattern {
+            parameter: Parameter::Named(n),
+            indirect: false,
+            pattern: Some(p),
+        }
+        | P::RemoveLargestSuffixPattern {
+            parameter: Parameter::Named(n),
+            indirect: false,
+            pattern: Some(p),
+        } if n == "HOME" && !p.is_empty() && p.chars().all(|c| c == '/') => Some((n, true)),
+        _ => None,
+    }
+}
+
+/// `echo ~`, `echo $HOME` and the like: a command substitution printing
+/// the home directory.
+fn echoes_home(text: &str) -> bool {
+    let t = text.trim();
+    let Some(arg) = t
+        .strip_prefix("echo")
+        .filter(|r| r.starts_with([' ', '\t']))
+    else {
+        return false;
+    };
+    matches!(
+        arg.trim(),
+        "~" | "$HOME" | "${HOME}" | "\"$HOME\"" | "\"${HOME}\"" | "~/"
+    )
 }
 
 fn parameter_nested_text(expr: &ParameterExpr) -> Vec<&str> {

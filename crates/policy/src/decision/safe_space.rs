@@ -88,7 +88,7 @@ pub(super) fn in_safe_space(dir: &str, ctx: &Context) -> bool {
             && !home_private(dir, r, &ctx.home, ci)
             && match resolve::kernel(ctx.fs, dir, true) {
                 Kernel::Path(k) => !home_private(&k, r, &ctx.home, ci),
-                Kernel::Unresolvable => false,
+                Kernel::Unresolvable | Kernel::ProcView => false,
             }
     })
 }
@@ -118,7 +118,7 @@ fn touch_within(fs: &dyn Fs, root: &str, t: &Touch, home: Option<&str>, ci: bool
     }
     let inside = |raw: &str, follow: bool| match resolve::kernel(fs, raw, follow) {
         Kernel::Path(k) => within(&k, &kroot, ci) && !private(&k),
-        Kernel::Unresolvable => false,
+        Kernel::Unresolvable | Kernel::ProcView => false,
     };
     match t.scope {
         Scope::Exact | Scope::Prefix => inside(&t.raw, t.follow),

@@ -137,6 +137,19 @@ fn join(segs: &[(String, bool)]) -> String {
 /// The absolute form of a static path text, with the glob mask carried
 /// along; `None` for a relative path when the directory is unknown.
 fn absolute(text: &str, metas: &[usize], place: Place) -> Option<Vec<(String, bool)>> {
+    // `/proc/self/cwd/…` is the command's own directory (rt28b F1): the
+    // glob mask is kept for the part after it.
+    if let Some(c) = place.cwd {
+        if let Some(r) = paths::own_cwd_view(text, c) {
+            let shift = r.len() as isize - text.len() as isize;
+            let metas: Vec<usize> = metas
+                .iter()
+                .filter_map(|&m| usize::try_from(m as isize + shift).ok())
+                .filter(|&m| m < r.len())
+                .collect();
+            return Some(normalize(segments(&r, &metas)));
+        }
+    }
     if text.starts_with('/') {
         return Some(normalize(segments(text, metas)));
     }
@@ -155,19 +168,24 @@ fn absolute(text: &str, metas: &[usize], place: Place) -> Option<Vec<(String, bo
 /// not: `rm -rf link` removes the link).
 fn kernel_critical(v: &str, metas: &[usize], place: Place, home_too: bool) -> Option<String> {
     let fs = place.fs?;
-    let raw = if v.starts_with('/') {
+    let raw = if let Some(r) = place.cwd.and_then(|c| paths::own_cwd_view(v, c)) {
+        r
+    } else if v.starts_with('/') {
         v.to_string()
     } else {
         resolve::join_raw(place.cwd?, v)
     };
-    let shift = raw.len() - v.len();
-    let metas: Vec<usize> = metas.iter().map(|m| m + shift).collect();
+    let shift = raw.len() as isize - v.len() as isize;
+    let metas: Vec<usize> = metas
+        .iter()
+        .filter_map(|&m| usize::try_from(m as isize + shift).ok())
+        .collect();
     let segs = segments(&raw, &metas);
     let crit = |p: &str| is_critical(p, place.home, home_too);
     match segs.iter().position(|(_, g)| *g) {
         None => match resolve::kernel(fs, &raw, false) {
             Kernel::Path(k) => crit(&k).then_some(k),
-            Kernel::Unresolvable => None,
+            Kernel::Unresolvable | Kernel::ProcView => None,
         },
         Some(g) => {
             let rest_all_globs = segs[g..]
@@ -182,7 +200,7 @@ fn kernel_critical(v: &str, metas: &[usize], place: Place, home_too: bool) -> Op
                 Kernel::Path(k) => {
                     crit(&k).then(|| format!("{}/{}", k.trim_end_matches('/'), segs[g].0))
                 }
-                Kernel::Unresolvable => None,
+                Kernel::Unresolvable | Kernel::ProcView => None,
             }
         }
     }

@@ -37,6 +37,9 @@ pub(super) struct Vars {
     /// value a name may have here. Only hard deny reads them (the
     /// commands that use them stay what they were).
     pub(super) values: Vec<Known>,
+    /// The last argument of the command before (`$_` of the next one),
+    /// when known; `Some(None)`: unknown.
+    pub(super) last_arg: Option<Option<String>>,
 }
 
 /// A value a name was given by a statement of the same call.
@@ -69,6 +72,26 @@ impl Vars {
                 value,
                 glob,
             });
+        }
+    }
+
+    /// A shell's own parameter (`$_`, `$1`…): its value only, not an
+    /// assignment of the environment of later commands.
+    pub(super) fn set_param(&mut self, name: &str, value: Option<String>) {
+        self.values.retain(|k| k.name != name);
+        if let Some(value) = value {
+            self.values.push(Known {
+                name: name.to_string(),
+                value,
+                glob: false,
+            });
+        }
+    }
+
+    /// At the start of a command: `$_` is what the command before left.
+    pub(super) fn take_last_arg(&mut self) {
+        if let Some(last) = self.last_arg.take() {
+            self.set_param("_", last);
         }
     }
 
@@ -159,7 +182,7 @@ pub(super) fn known_value(w: &Word, cwd: &Cwd, home: &str) -> Option<String> {
             crate::word::Seg::Home => out.push_str(home),
             crate::word::Seg::Dynamic => {
                 let p = w.params.iter().find(|p| p.seg == i)?;
-                let v = param_values(&p.name, cwd);
+                let v = param_values_of(p, cwd);
                 match v.as_slice() {
                     [(one, false)] => out.push_str(one),
                     _ => return None,
@@ -168,6 +191,16 @@ pub(super) fn known_value(w: &Word, cwd: &Cwd, home: &str) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// [`param_values`] of a parameter as written: none (unknown) when it takes
+/// a default for an empty value (`${x:-…}`) and a value may be empty.
+pub(super) fn param_values_of(p: &crate::word::Param, cwd: &Cwd) -> Vec<(String, bool)> {
+    let v = param_values(&p.name, cwd);
+    if p.nonempty && v.iter().any(|(x, _)| x.is_empty()) {
+        return Vec::new();
+    }
+    v
 }
 
 /// The values a parameter may have here: a name the call set, or the
@@ -260,7 +293,27 @@ impl Walker<'_> {
     pub(super) fn check_builtin(&mut self, base: &str, argv: &[Word], cwd: &mut Cwd) {
         let lit = |i: usize| argv.get(i).and_then(Word::literal).unwrap_or_default();
         let mut names: Vec<&Word> = Vec::new();
+        // `$_` is the last argument of the command before (rt28b: `: ~;
+        // rm -rf "$_"`): this command's own is kept for the next one
+        // ([`Vars::take_last_arg`] makes it known there).
+        let home = self.env.home.clone();
+        let mine = argv
+            .last()
+            .filter(|w| !w.glob)
+            .and_then(|w| known_value(w, cwd, &home));
+        cwd.vars.last_arg = Some(mine);
         match base {
+            // `set -- a b`: the positional parameters (rt28b: `set -- ~;
+            // rm -rf "$1"`).
+            "set" if lit(1) == "--" => {
+                for (k, name) in crate::word::POSITIONAL.iter().enumerate() {
+                    let v = argv
+                        .get(k + 2)
+                        .filter(|w| !w.glob)
+                        .and_then(|w| known_value(w, cwd, &home));
+                    cwd.vars.set_param(name, v);
+                }
+            }
             "test" | "[" => {
                 for (i, w) in argv.iter().enumerate() {
                     if matches!(w.lit().as_deref(), Some("-v") | Some("-R")) {
@@ -279,6 +332,18 @@ impl Walker<'_> {
                             names.push(n);
                             let name = n.literal().unwrap_or_default();
                             cwd.vars.assign(&name, None);
+                            // `printf -v x %s WORD` (rt28b), `printf -v x TEXT`.
+                            let rest = &argv[(i + 2).min(argv.len())..];
+                            let value = match rest {
+                                [f, w] if f.lit().as_deref() == Some("%s") && !w.glob => {
+                                    known_value(w, cwd, &home)
+                                }
+                                [f] => f.literal().filter(|t| !t.contains(['%', '\\'])),
+                                _ => None,
+                            };
+                            if let Some(v) = value.filter(|_| is_identifier(&name)) {
+                                cwd.vars.set_known(&name, vec![(v, false)]);
+                            }
                         }
                         i += 2;
                     } else if let Some(rest) = v.strip_prefix("-v") {
@@ -413,6 +478,17 @@ impl Walker<'_> {
                                     t.split_once('=')
                                         .map(|(n, v)| (n.to_string(), v.to_string()))
                                 }) {
+                                    // Bash expands a `~` after the `=` of a
+                                    // declaration's word (`export x=~`, rt28b).
+                                    let v = match v.strip_prefix('~') {
+                                        Some(r)
+                                            if (r.is_empty() || r.starts_with('/'))
+                                                && w.raw.contains("=~") =>
+                                        {
+                                            format!("{home}{r}")
+                                        }
+                                        _ => v,
+                                    };
                                     if is_identifier(&n) {
                                         cwd.vars.set_known(&n, vec![(v, false)]);
                                     }

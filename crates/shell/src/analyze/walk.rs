@@ -426,6 +426,7 @@ impl<'e> Walker<'e> {
     }
 
     fn simple(&mut self, s: &Simple, cwd: &mut Cwd, ctx: &Ctx, stdin_piped: bool) -> Vec<usize> {
+        cwd.vars.take_last_arg();
         // Substitutions anywhere in the command run first.
         let proc_bodies = self.simple_substs(s, cwd, ctx);
         // What an earlier statement of the list set, and what bash
@@ -1050,7 +1051,7 @@ fn evaluate_word(w: &Word, cwd: &Cwd, home: &str) -> Option<Vec<Vec<Word>>> {
     if let ([p], true) = (w.params.as_slice(), others_empty) {
         let dynamic = w.segs.iter().filter(|s| matches!(s, Seg::Dynamic)).count();
         if !p.quoted && dynamic == 1 {
-            let vals = super::evaluate::param_values(&p.name, cwd);
+            let vals = super::evaluate::param_values_of(p, cwd);
             if vals.is_empty() {
                 return None;
             }
@@ -1076,7 +1077,7 @@ fn evaluate_word(w: &Word, cwd: &Cwd, home: &str) -> Option<Vec<Vec<Word>>> {
             continue;
         }
         let p = w.params.iter().find(|p| p.seg == i)?;
-        let vals = super::evaluate::param_values(&p.name, cwd);
+        let vals = super::evaluate::param_values_of(p, cwd);
         if vals.is_empty() {
             return None;
         }
