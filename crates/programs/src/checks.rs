@@ -49,6 +49,7 @@ pub fn run_in(name: &str, text: &str, facts: &Facts) -> Result<(), String> {
         "commitrev" => commit_rev(text, facts),
         "configkey" => config_key(text),
         "psformat" => ps_format(text),
+        "psown" => ps_own_format(text),
         "psbsd" => ps_bsd(text),
         "envname" => env_name(text),
         "gitconfig" => git_config_setting(text),
@@ -405,6 +406,31 @@ const PS_NAME_KEYS: &[&str] = &[
     "sched",
     "nwchan",
 ];
+
+/// A `-o` format for the caller's own processes: name columns and their
+/// command lines, never their environment (`environ`: the agent's
+/// tokens, rt28c F4).
+pub fn ps_own_format(text: &str) -> Result<(), String> {
+    const OWN: &[&str] = &["args", "cmd", "command", "ucmd", "ucomm", "comm", "exe"];
+    let mut any = false;
+    for item in text.split([',', ' ']).filter(|i| !i.is_empty()) {
+        let (key, header) = item.split_once('=').unwrap_or((item, ""));
+        let plain = header
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '%'));
+        if !(PS_NAME_KEYS.contains(&key) || OWN.contains(&key)) || !plain {
+            return Err(format!(
+                "`{item}` is not a column of the caller's own processes"
+            ));
+        }
+        any = true;
+    }
+    if any {
+        Ok(())
+    } else {
+        Err("an empty ps format".into())
+    }
+}
 
 /// A `ps -o` format of name columns only (`pid,user,%cpu,comm`,
 /// `pid=PID,comm=NAME`). procps 4 ends a header at the next comma and

@@ -275,7 +275,14 @@ pub fn is_oneshot(reason: &str) -> bool {
 /// Operand checks that only decide whether a form is read-only: a call
 /// failing one asks, and the human's grant for its verb covers it (a
 /// `git show` grant covers `git show 4c1e9a2`).
-const READ_ONLY_CHECKS: &[&str] = &["commitrev", "configkey", "psformat", "psbsd", "envname"];
+const READ_ONLY_CHECKS: &[&str] = &[
+    "commitrev",
+    "configkey",
+    "psformat",
+    "psown",
+    "psbsd",
+    "envname",
+];
 
 /// A word a program with response files would replace (`@FILE` anywhere,
 /// an option's separate value included, rt15 F3: `strings -n @list f`), or
@@ -304,6 +311,17 @@ pub fn uncovered(p: &Parsed, args: &[Arg]) -> Vec<String> {
     }
     if let Some(why) = leaf.never_covered {
         out.push(format!("never_covered:{name}:{why}"));
+    }
+    // A system query whose option changes the machine (`sysctl -w`, `date
+    // -s`, `hostname -F`, rt28c F2): the grant came from the query, the
+    // human never saw the setter. (A reader's writing options, `sed -i`,
+    // `find -delete`, are what its grant is for.)
+    if leaf.kind == Kind::System {
+        for o in &p.opts {
+            if o.opt.has(fx::WRITES | fx::DELETES) && !o.opt.has(fx::MODIFIER) {
+                out.push(format!("setter_option:{name}:{}", o.opt.name));
+            }
+        }
     }
     if leaf.passthrough && p.dashdash.is_some_and(|dd| dd + 1 < args.len()) {
         out.push(format!("passthrough:{name}:--"));

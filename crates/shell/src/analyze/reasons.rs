@@ -314,6 +314,18 @@ impl Walker<'_> {
                     }
                     j += width;
                 }
+                // `git config KEY VALUE` of a key that runs a program, loads
+                // more configuration or redirects git (§15.5; rt28c F1: a
+                // grant of `git config` covered `Core.FSMonitor ./evil.sh`).
+                let sub = verbs::git_skip_globals(argv, 1);
+                if argv.get(sub).and_then(Word::literal).as_deref() == Some("config") {
+                    if let Some(why) = git_config_sets_code(&argv[sub + 1..]) {
+                        self.reason(&format!("git_config_code:{why}"));
+                        if let Some(cmd) = git_config_command(&why) {
+                            self.ungated_text(&cmd, own_cwd, ctx);
+                        }
+                    }
+                }
             }
             "xargs" | "parallel" | "watch" => {
                 self.reason("indirect_execution");
@@ -474,6 +486,114 @@ pub(super) fn git_config_command(setting: &str) -> Option<String> {
         .strip_prefix('!')
         .filter(|_| helper)
         .map(str::to_string)
+}
+
+/// What `git config ARGS` sets when it may set a code-bearing key
+/// ([`git_config_key_runs`]): `KEY=VALUE` of the key, or the reason it
+/// cannot be told (`--rename-section`, `--edit`, a dynamic word, the new
+/// `set` form with options the reading does not follow). `None` for reads
+/// and for plain keys.
+fn git_config_sets_code(args: &[Word]) -> Option<String> {
+    // A word known only at run time (`~/h`, `$X`) stands as itself; a
+    // dynamic key of a setter cannot be told.
+    const DYNAMIC: &str = "\u{0}";
+    let words: Vec<String> = args
+        .iter()
+        .map(|w| w.literal().unwrap_or_else(|| DYNAMIC.to_string()))
+        .collect();
+    // Options with a value as the next word.
+    const WITH_VALUE: &[&str] = &[
+        "-f",
+        "--file",
+        "--blob",
+        "-t",
+        "--type",
+        "--default",
+        "--comment",
+        "--value",
+    ];
+    let mut operands: Vec<&str> = Vec::new();
+    let mut setter = false;
+    let mut i = 0;
+    let mut done = false;
+    // `git config set KEY VALUE` (git 2.46): the verb form.
+    if matches!(words.first().map(String::as_str), Some("set")) {
+        setter = true;
+        i = 1;
+    }
+    while i < words.len() {
+        let v = words[i].as_str();
+        if !done && v == "--" {
+            done = true;
+        } else if !done && v.starts_with('-') && v.len() > 1 {
+            let name = v.split('=').next().unwrap_or(v);
+            match name {
+                "--add" | "--replace-all" | "--append" | "--all" => setter = true,
+                "--rename-section" | "--remove-section" | "-e" | "--edit" => {
+                    return Some(format!("{name}="));
+                }
+                _ => {}
+            }
+            if WITH_VALUE.contains(&v) {
+                i += 1;
+            }
+        } else {
+            operands.push(v);
+        }
+        i += 1;
+    }
+    let key = *operands.first()?;
+    if operands.len() < 2 && !setter {
+        return None; // `git config KEY`: a read
+    }
+    if key.contains(DYNAMIC) {
+        return Some("dynamic key=".to_string());
+    }
+    let value = operands.get(1).copied().unwrap_or("");
+    git_config_key_runs(key, value).then(|| format!("{key}={value}").replace(DYNAMIC, "…"))
+}
+
+/// Whether setting `key` to `value` makes later git commands run a program,
+/// read configuration from elsewhere, write elsewhere or talk to another
+/// host (§15.5, §15.15; git keys are case-insensitive but for the
+/// subsection).
+pub(super) fn git_config_key_runs(key: &str, value: &str) -> bool {
+    if git_config_command(&format!("{key}={value}")).is_some() {
+        return true;
+    }
+    let k = key.to_ascii_lowercase();
+    let parts: Vec<&str> = k.split('.').collect();
+    let (first, last) = (
+        parts.first().copied().unwrap_or(""),
+        parts.last().copied().unwrap_or(""),
+    );
+    matches!(
+        k.as_str(),
+        "core.hookspath"
+            | "core.alternaterefscommand"
+            | "core.worktree"
+            | "core.attributesfile"
+            | "init.templatedir"
+            | "include.path"
+            | "gpg.ssh.defaultkeycommand"
+            | "sendemail.smtpserver"
+            | "safe.directory"
+            | "protocol.allow"
+    ) || first == "alias"
+        || first == "includeif"
+        || (first == "credential" && last == "helper")
+        || (first == "sendemail" && last.ends_with("cmd"))
+        || (first == "trace2" && last.ends_with("target"))
+        || (first == "url" && matches!(last, "insteadof" | "pushinsteadof"))
+        || (first == "gpg" && last == "program")
+        || (first == "remote"
+            && matches!(
+                last,
+                "url" | "pushurl" | "proxy" | "uploadpack" | "receivepack" | "vcs"
+            ))
+        || (first == "http"
+            && matches!(last, "proxy" | "sslverify" | "sslcainfo" | "curloptresolve"))
+        || (first == "submodule" && matches!(last, "update" | "url"))
 }
 
 /// Names whose assignment changes what runs (§3.4).
