@@ -334,6 +334,17 @@ pub(super) fn tool_auto(c: &ShellCall, mode: Mode) -> Option<Decision> {
     if mode != Mode::Auto {
         return None;
     }
+    // A literal program piped into a shell (`echo 'rm -rf ~' | bash`): in
+    // the interactive modes a human sees it in the one-shot ask; here
+    // nobody does, so it meets hard deny as the same text in a here-string
+    // would (rt28a/rt28b).
+    if let Some(d) = piped_hard_deny(c, &c.analysis, 0) {
+        let mut out = c
+            .base
+            .finish("deny", d.reason(), format!("never allowed: {}", d.message));
+        fill_analysis(&mut out, &c.analysis);
+        return Some(out);
+    }
     let mut out = c.base.finish(
         "allow",
         "tool_auto",
@@ -341,6 +352,38 @@ pub(super) fn tool_auto(c: &ShellCall, mode: Mode) -> Option<Decision> {
     );
     fill(&mut out, c, None);
     Some(out)
+}
+
+/// Hard deny of the literal programs `a` pipes into a shell, and of theirs
+/// (a few levels deep).
+fn piped_hard_deny(c: &ShellCall, a: &Analysis, depth: usize) -> Option<hard_deny_rules::Denial> {
+    if depth > 4 {
+        return None;
+    }
+    for (text, cwd) in &a.piped_programs {
+        let inner = analyze::analyze(
+            text,
+            cwd.as_deref(),
+            &analyze::Env {
+                home: c.ctx.home.clone(),
+                inert: c.policy.config.environment.inert.clone(),
+                cdpath: c.ctx.run_env.cdpath.is_some_and(|p| !p.is_empty()),
+                windows: c.ctx.os == Os::Windows,
+            },
+        );
+        let d = hard_deny_rules::check_in(
+            &inner,
+            text,
+            &c.ctx.home,
+            Some(c.ctx.fs),
+            c.policy.config.hard_deny_rules(),
+        )
+        .or_else(|| piped_hard_deny(c, &inner, depth + 1));
+        if d.is_some() {
+            return d;
+        }
+    }
+    None
 }
 
 /// 7. A one-time approval of exactly this call ⇒ allow `approved_once`

@@ -34,9 +34,38 @@ impl Walker<'_> {
                         .chars()
                         .filter(|c| !matches!(c, '\'' | '"' | '\\'))
                         .collect();
-                    Word::analyze(&shell_quote(&cleaned), 0)
+                    // The home stays the home (rt28a: `echo $[1]; rm -rf
+                    // ~` did not parse, and the scan read a name `~`).
+                    match cleaned.strip_prefix('~') {
+                        Some("") => Word::analyze("~", 0),
+                        Some(rest) if rest.starts_with('/') => {
+                            Word::analyze(&format!("~/{}", shell_quote(&rest[1..])), 0)
+                        }
+                        _ => Word::analyze(&shell_quote(&cleaned), 0),
+                    }
                 })
                 .collect();
+            // Reserved words that start a list (`for ((;;)); do rm -rf ~`,
+            // rt28a): the command follows them.
+            let skip = words
+                .iter()
+                .take_while(|w| {
+                    matches!(
+                        w.literal().as_deref(),
+                        Some(
+                            "do" | "then"
+                                | "else"
+                                | "elif"
+                                | "if"
+                                | "while"
+                                | "until"
+                                | "!"
+                                | "time"
+                        )
+                    )
+                })
+                .count();
+            let words: Vec<Word> = words.into_iter().skip(skip).collect();
             if words.is_empty() {
                 continue;
             }
@@ -100,7 +129,32 @@ pub(super) fn crude_segments(text: &str) -> Vec<(char, String)> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut kind = ';';
-    for c in text.chars() {
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        // `$HOME` and `${HOME}` are the home (`~`) for the scan.
+        if c == '$' {
+            let rest = &text[at + 1..];
+            let name = if rest.starts_with("{HOME}") {
+                Some(6)
+            } else if rest.starts_with("HOME")
+                && !rest[4..].starts_with(|x: char| x.is_ascii_alphanumeric() || x == '_')
+            {
+                Some(4)
+            } else {
+                None
+            };
+            if let Some(n) = name {
+                if cur.ends_with(|x: char| x.is_whitespace()) || cur.is_empty() {
+                    cur.push('~');
+                } else {
+                    cur.push_str(" ~");
+                }
+                for _ in 0..n {
+                    chars.next();
+                }
+                continue;
+            }
+        }
         match c {
             ';' | '\n' | '&' | '(' | ')' | '`' | '{' | '}' | '\r' => {
                 out.push((kind, std::mem::take(&mut cur)));

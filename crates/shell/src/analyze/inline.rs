@@ -208,9 +208,16 @@ impl Walker<'_> {
         let texts = stdin_texts(redirects, &home);
         // A literal `echo 'rm -rf /' | sh` stays an ordinary complex ask:
         // SPEC §3.2 names it, and the shared cases adv-223 and cx-070 pin
-        // it (noted on issue 17 as a SPEC question).
-        let _ = stdin_piped;
+        // it (noted on issue 17 as a SPEC question); the text is kept for
+        // the policy's `auto` mode, where nobody sees it.
         let shell = is_shell(base);
+        if stdin_piped && shell {
+            if let Some(text) = ctx.stdin_text.clone() {
+                self.out
+                    .piped_programs
+                    .push((text, own_cwd.map(str::to_string)));
+            }
+        }
         // A program on stdin that runs its own arguments (`python3 - rm
         // -rf / <<< 'subprocess.run(sys.argv[1:])'`, rt27 F3): the words
         // after `-` are checked as the command line they may be.
@@ -1004,6 +1011,113 @@ pub(super) fn reads_program_from_stdin(inv: &Invocation) -> bool {
             .is_some_and(|v| is_stdin_path(&v));
     }
     inv.reading.as_ref().is_some_and(stdin_program_option)
+}
+
+/// A program that runs commands found in the data it reads on standard
+/// input, when a download is that data (rt28a, each verified with a
+/// loopback server): shells the analysis does not name, line editors and
+/// clients with shell escapes (`ed`, `sqlite3 .shell`, `psql \\!`), `script`,
+/// REPLs reading their program, awk/perl/ruby programs that hand their
+/// input to a shell, sed's `e`, vim reading keys from stdin.
+pub(super) fn executes_input(inv: &Invocation) -> bool {
+    let base = inv.run_base();
+    let b = crate::verbs::strip_exe(&base);
+    if matches!(
+        b,
+        "csh"
+            | "tcsh"
+            | "ash"
+            | "mksh"
+            | "yash"
+            | "posh"
+            | "oksh"
+            | "loksh"
+            | "rc"
+            | "es"
+            | "xonsh"
+            | "elvish"
+            | "nu"
+            | "jshell"
+            | "sqlite3"
+            | "ed"
+            | "red"
+            | "ex"
+            | "dc"
+            | "script"
+            | "expect"
+            | "tclsh"
+            | "wish"
+            | "irb"
+            | "ghci"
+            | "psql"
+            | "mysql"
+            | "mariadb"
+            | "gdb"
+            | "lldb"
+            | "ftp"
+            | "lftp"
+            | "sftp"
+            | "busybox"
+            | "toybox"
+    ) || crate::verbs::versioned(b, "tclsh")
+    {
+        return true;
+    }
+    let texts: Vec<String> = inv.argv.iter().skip(1).filter_map(Word::literal).collect();
+    let awk = matches!(b, "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk");
+    if awk {
+        return texts
+            .iter()
+            .any(|t| !t.starts_with('-') && (t.contains("system") || t.contains('|')));
+    }
+    if matches!(b, "perl" | "ruby") || crate::verbs::versioned(b, "perl") {
+        return texts.iter().any(|t| {
+            ["system", "exec", "`", "qx", "open", "spawn", "eval"]
+                .iter()
+                .any(|k| t.contains(k))
+        });
+    }
+    if b == "sed" || b == "gsed" {
+        return texts.iter().any(|t| sed_runs(t));
+    }
+    if is_vim(b) || b == "vi" {
+        let mut it = texts.iter();
+        while let Some(t) = it.next() {
+            if t == "-es" || t == "-e" || t == "-E" {
+                return true;
+            }
+            if t == "-s" {
+                if let Some(f) = it.next() {
+                    if f == "-" || is_stdin_path(f) {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+/// A sed script with an `e` command or an `s` command with the `e` flag.
+fn sed_runs(script: &str) -> bool {
+    script.split([';', '\n', '{', '}']).any(|piece| {
+        let p = piece.trim_start();
+        let p = p
+            .trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, ',' | '$' | '!' | ' '));
+        if p == "e" || p.starts_with("e ") {
+            return true;
+        }
+        if let Some(rest) = p.strip_prefix('s') {
+            if let Some(d) = rest.chars().next() {
+                let parts: Vec<&str> = rest[d.len_utf8()..].split(d).collect();
+                if parts.len() >= 3 {
+                    let flags = parts[parts.len() - 1];
+                    return flags.contains('e');
+                }
+            }
+        }
+        false
+    })
 }
 
 /// A program-file option (a `config`/`exec` value, or a `code` value that

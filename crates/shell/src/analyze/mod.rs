@@ -146,6 +146,12 @@ pub struct Analysis {
     /// Names the call's assignment statements set (`X=1; echo $X`): their
     /// values are in `statement_values`.
     pub statement_names: Vec<String>,
+    /// Literal program texts a shell reads from a pipe (`echo 'rm -rf ~' |
+    /// bash`), with the directory they run in. The call is complex (SPEC
+    /// §3.2; shared cases adv-223, cx-070 pin the ask a human then sees);
+    /// where no human sees it (`auto` mode) the policy checks each text
+    /// for hard deny (rt28a/rt28b).
+    pub piped_programs: Vec<(String, Option<String>)>,
 }
 
 /// Context of the analysis that does not change while walking.

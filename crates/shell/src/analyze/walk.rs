@@ -170,7 +170,10 @@ impl<'e> Walker<'e> {
                 let Some(inv) = self.out.invocations.get(*idx) else {
                     continue;
                 };
-                if i > 0 && downloader_seen && reads_program_from_stdin(inv) {
+                if i > 0
+                    && downloader_seen
+                    && (reads_program_from_stdin(inv) || super::inline::executes_input(inv))
+                {
                     self.out.remote_code = true;
                 }
             }
@@ -199,7 +202,13 @@ impl<'e> Walker<'e> {
                                 .is_some_and(|w| w.starts_with("runner:"))
                             && reads_program_from_stdin(inv))
                 });
-                if feeds_shell {
+                // A loop or group that runs what it reads (`while read l; do
+                // eval "$l"; done`, `{ read c; $c; }`, rt28a).
+                let runs_read = made.iter().any(|inv| {
+                    inv.run_base() == "eval"
+                        || inv.argv.first().is_some_and(|w| w.literal().is_none())
+                });
+                if feeds_shell || runs_read {
                     self.out.remote_code = true;
                 }
             }
@@ -282,6 +291,11 @@ impl<'e> Walker<'e> {
             }
             Command::Arith { text } => {
                 self.out.statement_values.push(text.raw.clone());
+                // bash reads `( (` with a blank as two subshells where the
+                // parser may read arithmetic (rt28a: `( ( rm -rf / ) )`):
+                // hard deny scans its text as commands too.
+                let scan = text.raw.clone();
+                self.crude_scan(&scan, cwd.dir.as_deref());
                 self.word_substs(text, cwd, ctx);
                 self.check_poison(cwd);
                 self.check_evals(text, cwd);
