@@ -338,6 +338,15 @@ pub(super) fn tool_auto(c: &ShellCall, mode: Mode) -> Option<Decision> {
     // the interactive modes a human sees it in the one-shot ask; here
     // nobody does, so it meets hard deny as the same text in a here-string
     // would (rt28a/rt28b).
+    if c.analysis.runs_download {
+        let mut out = c.base.finish(
+            "deny",
+            "hard_deny_remote_code",
+            "never allowed: a downloaded file is run by a later command of the call, with nobody to look at it".to_string(),
+        );
+        fill_analysis(&mut out, &c.analysis);
+        return Some(out);
+    }
     if let Some(d) = piped_hard_deny(c, &c.analysis, 0) {
         let mut out = c
             .base

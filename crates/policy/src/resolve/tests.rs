@@ -384,3 +384,24 @@ fn the_cache_asks_each_question_once() {
         ErrorKind::NotFound
     );
 }
+
+#[test]
+fn the_commands_own_proc_view_is_not_the_gates() {
+    // rt28b F1: the kernel resolves these in the command's process.
+    for p in [
+        "/proc/self/cwd",
+        "/proc/self/cwd/x",
+        "/dev/fd/3/settings.json",
+        "/proc/self/fd/7/x",
+    ] {
+        assert_eq!(kernel(&OsFs, p, false), Kernel::ProcView, "{p}");
+    }
+    assert!(proc_view("/proc/1/task/1/cwd", false));
+    assert!(!proc_view("/proc/123/fd/1", true));
+    assert!(proc_view("/proc/123/fd/1/x", false));
+    assert!(!proc_view("/proc/123/fd", true));
+    assert!(!proc_view("/proc/123/fd/pipe:[7]", true));
+    assert!(!proc_view("/proc/123/root", false));
+    // Standard output stays what it was (`echo ok > /dev/stdout`).
+    assert_ne!(kernel(&OsFs, "/dev/stdout", true), Kernel::ProcView);
+}

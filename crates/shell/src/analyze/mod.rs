@@ -18,6 +18,7 @@
 mod code;
 mod crude;
 mod cwd;
+mod download;
 mod envkind;
 mod evaluate;
 mod inline;
@@ -152,6 +153,11 @@ pub struct Analysis {
     /// where no human sees it (`auto` mode) the policy checks each text
     /// for hard deny (rt28a/rt28b).
     pub piped_programs: Vec<(String, Option<String>)>,
+    /// A later command runs a file an earlier one downloaded (`curl -o
+    /// i.sh URL && bash i.sh`): none of SPEC §9.3's `remote_code` routes
+    /// (shared case opt-065 pins the ask a human then sees), so only
+    /// `auto` mode, where nobody sees it, denies it (rt28a).
+    pub runs_download: bool,
 }
 
 /// Context of the analysis that does not change while walking.
@@ -196,6 +202,7 @@ pub fn analyze(command: &str, cwd: Option<&str>, env: &Env) -> Analysis {
     }
     let mut out = w.out;
     out.invocations.sort_by_key(|i| i.start);
+    out.runs_download = download::runs_download(&out.invocations, &env.home);
     if out.invocations.iter().all(|i| !i.gated) {
         out.reason("no_command");
     }
