@@ -110,6 +110,10 @@ pub struct Param {
 /// The names [`Param`] gives `$1` … `$9`.
 pub const POSITIONAL: [&str; 9] = ["1", "2", "3", "4", "5", "6", "7", "8", "9"];
 
+/// The name [`Param`] gives a `$(echo WORD)` piece, before WORD (`~`: the
+/// home).
+pub const ECHO_SUBST: &str = "$(echo)";
+
 /// The name [`Param`] gives a `$(pwd)` or `` `pwd` `` piece.
 pub const PWD_SUBST: &str = "$(pwd)";
 
@@ -347,11 +351,23 @@ impl Word {
             }
             WordPiece::CommandSubstitution(text)
             | WordPiece::BackquotedCommandSubstitution(text)
-                if echoes_home(text) =>
+                if echoes_home(text) || echoed_word(text).is_some() =>
             {
-                // `$(echo ~)`: the home directory (rt28b), the trailing
-                // newline removed by the substitution.
-                self.segs.push(Seg::Home);
+                // `$(echo ~)`, `$(echo /)`: still a command substitution
+                // for the decision (shared cases adv-233, cx-010), but its
+                // output is known for hard deny (rt28a/rt28b).
+                let value = if echoes_home(text) {
+                    "~"
+                } else {
+                    echoed_word(text).unwrap_or_default()
+                };
+                self.params.push(Param {
+                    seg: self.segs.len(),
+                    name: format!("{ECHO_SUBST}{value}"),
+                    quoted: true,
+                    nonempty: false,
+                });
+                self.segs.push(Seg::Dynamic);
                 let kind = if matches!(piece, WordPiece::CommandSubstitution(_)) {
                     SubstKind::Command
                 } else {
@@ -765,6 +781,17 @@ fn echoes_home(text: &str) -> bool {
         arg.trim(),
         "~" | "$HOME" | "${HOME}" | "\"$HOME\"" | "\"${HOME}\"" | "~/"
     )
+}
+
+/// `echo WORD` printing one plain path-like word (`$(echo /)`): the word.
+fn echoed_word(text: &str) -> Option<&str> {
+    let arg = text.trim().strip_prefix("echo ")?.trim();
+    (!arg.is_empty()
+        && !arg.starts_with('-')
+        && arg
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-')))
+    .then_some(arg)
 }
 
 fn parameter_nested_text(expr: &ParameterExpr) -> Vec<&str> {

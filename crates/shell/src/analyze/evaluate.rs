@@ -182,7 +182,7 @@ pub(super) fn known_value(w: &Word, cwd: &Cwd, home: &str) -> Option<String> {
             crate::word::Seg::Home => out.push_str(home),
             crate::word::Seg::Dynamic => {
                 let p = w.params.iter().find(|p| p.seg == i)?;
-                let v = param_values_of(p, cwd);
+                let v = param_values_of(p, cwd, home);
                 match v.as_slice() {
                     [(one, false)] => out.push_str(one),
                     _ => return None,
@@ -195,7 +195,21 @@ pub(super) fn known_value(w: &Word, cwd: &Cwd, home: &str) -> Option<String> {
 
 /// [`param_values`] of a parameter as written: none (unknown) when it takes
 /// a default for an empty value (`${x:-…}`) and a value may be empty.
-pub(super) fn param_values_of(p: &crate::word::Param, cwd: &Cwd) -> Vec<(String, bool)> {
+pub(super) fn param_values_of(
+    p: &crate::word::Param,
+    cwd: &Cwd,
+    home: &str,
+) -> Vec<(String, bool)> {
+    if let Some(v) = p.name.strip_prefix(crate::word::ECHO_SUBST) {
+        return vec![(
+            if v == "~" {
+                home.to_string()
+            } else {
+                v.to_string()
+            },
+            false,
+        )];
+    }
     let v = param_values(&p.name, cwd);
     if p.nonempty && v.iter().any(|(x, _)| x.is_empty()) {
         return Vec::new();

@@ -419,13 +419,32 @@ fn with_positionals(argv: &[Word], string: &Word, text: &str, home: &str) -> Opt
         .iter()
         .map(|w| w.expanded(home))
         .collect::<Option<_>>()?;
-    let (_zero, params) = rest.split_first()?;
+    let (zero, params) = rest.split_first()?;
     let quoted: Vec<String> = params
         .iter()
         .map(|p| super::crude::shell_quote(p))
         .collect();
     let all = super::crude::shell_line(params);
     let mut out = text.to_string();
+    // `$0` is the first word (rt28b: `bash -c 'rm -rf $0' ~`); not `$00`…
+    let z = super::crude::shell_quote(zero);
+    for form in ["\"$0\"", "\"${0}\"", "${0}"] {
+        out = out.replace(form, &z);
+    }
+    let mut replaced = String::with_capacity(out.len());
+    let mut chars = out.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c == '$'
+            && out[i + 1..].starts_with('0')
+            && !out[i + 2..].starts_with(|d: char| d.is_ascii_digit())
+        {
+            replaced.push_str(&z);
+            chars.next();
+        } else {
+            replaced.push(c);
+        }
+    }
+    out = replaced;
     for form in [
         "\"$@\"", "\"$*\"", "\"${@}\"", "\"${*}\"", "${@}", "${*}", "$@", "$*",
     ] {

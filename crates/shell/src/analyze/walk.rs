@@ -506,7 +506,18 @@ impl<'e> Walker<'e> {
         // Names the call gave known values (`H=$HOME; rm -rf "$H"`, `for d
         // in / ~`, `"$PWD/../.."`): the command lines they make are checked
         // for hard deny (§15.13); the command itself stays what it is.
+        let is_eval = argv.first().and_then(Word::literal).as_deref() == Some("eval");
         for alt in self.evaluated(&argv, cwd) {
+            // `c='rm -rf ~'; eval "$c"` (rt28b): eval joins its words and
+            // reads them again as a command line.
+            if is_eval {
+                let home = self.env.home.clone();
+                let words: Option<Vec<String>> =
+                    alt.iter().skip(1).map(|w| w.expanded(&home)).collect();
+                if let Some(words) = words {
+                    self.ungated_text(&words.join(" "), own_cwd.as_deref(), ctx);
+                }
+            }
             self.ungated_argv(alt, own_cwd.as_deref(), s.start);
         }
 
@@ -1065,7 +1076,7 @@ fn evaluate_word(w: &Word, cwd: &Cwd, home: &str) -> Option<Vec<Vec<Word>>> {
     if let ([p], true) = (w.params.as_slice(), others_empty) {
         let dynamic = w.segs.iter().filter(|s| matches!(s, Seg::Dynamic)).count();
         if !p.quoted && dynamic == 1 {
-            let vals = super::evaluate::param_values_of(p, cwd);
+            let vals = super::evaluate::param_values_of(p, cwd, home);
             if vals.is_empty() {
                 return None;
             }
@@ -1091,7 +1102,7 @@ fn evaluate_word(w: &Word, cwd: &Cwd, home: &str) -> Option<Vec<Vec<Word>>> {
             continue;
         }
         let p = w.params.iter().find(|p| p.seg == i)?;
-        let vals = super::evaluate::param_values_of(p, cwd);
+        let vals = super::evaluate::param_values_of(p, cwd, home);
         if vals.is_empty() {
             return None;
         }
