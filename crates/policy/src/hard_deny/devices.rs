@@ -318,6 +318,8 @@ const ALWAYS_WRITE: &[&str] = &[
     "bmaptool",
     "ddrescue",
     "xxd",
+    // SCSI sanitize (erases the medium).
+    "sg_sanitize",
 ];
 
 fn any_device(c: &Cmd, skip_first: usize) -> Option<Denial> {
@@ -338,6 +340,36 @@ fn local_tools(c: &Cmd) -> Option<Denial> {
                 .filter_map(|&i| c.args.get(i))
                 .find_map(|a| dev(c, a))
         }
+        // SCSI low-level format (rt28a: `sg_format --format /dev/sda`);
+        // without `-F` it only reports.
+        "sg_format"
+            if c.args.iter().any(|a| {
+                let t = a.text();
+                t == "--format"
+                    || t.starts_with("--format=")
+                    || (t.starts_with('-') && !t.starts_with("--") && t.contains('F'))
+            }) =>
+        {
+            any_device(c, 0)
+        }
+        // Writing or erasing the machine's firmware flash (rt28a:
+        // `flashrom -p internal -w x.bin`): a machine that may not boot.
+        "flashrom" => c
+            .args
+            .iter()
+            .any(|a| {
+                let t = a.text();
+                matches!(t, "-w" | "--write" | "-E" | "--erase")
+                    || t.starts_with("--write=")
+                    || (t.starts_with('-') && !t.starts_with("--") && t.contains(['w', 'E']))
+            })
+            .then(|| {
+                deny(
+                    "system_destructive",
+                    "flashrom writes or erases the firmware flash",
+                )
+            })
+            .flatten(),
         "wipefs" => {
             let r = getopt(&c.args, WIPEFS, true);
             let erases = (r.has("all") || r.has("offset") || r.unreadable()) && !r.has("no-act");
