@@ -522,20 +522,23 @@ impl<'a> Protected<'a> {
     /// Whether the kernel resolves `t` in the command's own process view
     /// ([`Kernel::ProcView`]), following its last link or not.
     fn through_proc_view(&self, t: &Touch) -> bool {
-        if !(t.raw.contains("/proc") || t.raw.contains("/dev/fd") || t.path != t.raw) {
-            // Only a path written through `/proc` or `/dev/fd`, or one
-            // whose links may lead there, can be one.
-            if !t.raw.contains('/') {
-                return false;
-            }
-        }
         let raw = match t.scope {
             Scope::Glob { .. } => resolve::static_dir(&t.raw),
             _ => t.raw.clone(),
         };
-        [false, true]
-            .iter()
-            .any(|&f| resolve::kernel(self.fs, &raw, f) == Kernel::ProcView)
+        // The walk without following the last name is the one
+        // [`Protected::variants`] makes (kept for the evaluation); the one
+        // following it only where the name is a link or the text names
+        // `/proc` or `/dev` itself.
+        let k = resolve::kernel(self.fs, &raw, false);
+        if k == Kernel::ProcView {
+            return true;
+        }
+        let follow = raw.contains("/proc")
+            || raw.contains("/dev/")
+            || matches!(&k, Kernel::Path(p)
+                if matches!(self.fs.lstat(p), Ok(crate::fs::FileKind::Symlink)));
+        follow && resolve::kernel(self.fs, &raw, true) == Kernel::ProcView
     }
 
     /// Everything a glob can match in its directory `p` (and below, for
