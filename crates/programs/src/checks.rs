@@ -412,23 +412,29 @@ const PS_NAME_KEYS: &[&str] = &[
 /// tokens, rt28c F4).
 pub fn ps_own_format(text: &str) -> Result<(), String> {
     const OWN: &[&str] = &["args", "cmd", "command", "ucmd", "ucomm", "comm", "exe"];
+    ps_columns(text, |k| PS_NAME_KEYS.contains(&k) || OWN.contains(&k))
+        .map_err(|item| format!("`{item}` is not a column of the caller's own processes"))
+}
+
+/// Every comma- or blank-separated item of a `ps -o` format is `KEY` or
+/// `KEY=HEADER` with a plain header and a KEY `allowed` takes; `Err` names
+/// the first item that is not (or is the empty format).
+fn ps_columns(text: &str, allowed: impl Fn(&str) -> bool) -> Result<(), String> {
     let mut any = false;
     for item in text.split([',', ' ']).filter(|i| !i.is_empty()) {
         let (key, header) = item.split_once('=').unwrap_or((item, ""));
         let plain = header
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '%'));
-        if !(PS_NAME_KEYS.contains(&key) || OWN.contains(&key)) || !plain {
-            return Err(format!(
-                "`{item}` is not a column of the caller's own processes"
-            ));
+        if !allowed(key) || !plain {
+            return Err(item.to_string());
         }
         any = true;
     }
     if any {
         Ok(())
     } else {
-        Err("an empty ps format".into())
+        Err(String::new())
     }
 }
 
@@ -438,22 +444,13 @@ pub fn ps_own_format(text: &str) -> Result<(), String> {
 /// both readings name listed keys: every comma- or blank-separated item
 /// is `KEY` or `KEY=HEADER` with a plain header.
 pub fn ps_format(text: &str) -> Result<(), String> {
-    let mut any = false;
-    for item in text.split([',', ' ']).filter(|i| !i.is_empty()) {
-        let (key, header) = item.split_once('=').unwrap_or((item, ""));
-        let plain = header
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '%'));
-        if !PS_NAME_KEYS.contains(&key) || !plain {
-            return Err(format!("`{item}` is not a name-only ps column"));
+    ps_columns(text, |k| PS_NAME_KEYS.contains(&k)).map_err(|item| {
+        if item.is_empty() {
+            "an empty ps format".to_string()
+        } else {
+            format!("`{item}` is not a name-only ps column")
         }
-        any = true;
-    }
-    if any {
-        Ok(())
-    } else {
-        Err("an empty ps format".into())
-    }
+    })
 }
 
 /// Fields of `docker ps`, `docker images` and `docker system df` rows that

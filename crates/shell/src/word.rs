@@ -338,16 +338,7 @@ impl Word {
                     nonempty: false,
                 });
                 self.segs.push(Seg::Dynamic);
-                let kind = if matches!(piece, WordPiece::CommandSubstitution(_)) {
-                    SubstKind::Command
-                } else {
-                    SubstKind::Backtick
-                };
-                self.substs.push(Subst {
-                    kind,
-                    text: text.clone(),
-                    offset,
-                });
+                self.push_subst(piece, text, offset);
             }
             WordPiece::CommandSubstitution(text)
             | WordPiece::BackquotedCommandSubstitution(text)
@@ -368,16 +359,7 @@ impl Word {
                     nonempty: false,
                 });
                 self.segs.push(Seg::Dynamic);
-                let kind = if matches!(piece, WordPiece::CommandSubstitution(_)) {
-                    SubstKind::Command
-                } else {
-                    SubstKind::Backtick
-                };
-                self.substs.push(Subst {
-                    kind,
-                    text: text.clone(),
-                    offset,
-                });
+                self.push_subst(piece, text, offset);
             }
             WordPiece::CommandSubstitution(text) => {
                 self.segs.push(Seg::Dynamic);
@@ -401,6 +383,20 @@ impl Word {
                 self.nested_word(&expr.value, offset);
             }
         }
+    }
+
+    /// A command substitution's text, `$( )` or backquoted as `piece` is.
+    fn push_subst(&mut self, piece: &WordPiece, text: &str, offset: usize) {
+        let kind = if matches!(piece, WordPiece::CommandSubstitution(_)) {
+            SubstKind::Command
+        } else {
+            SubstKind::Backtick
+        };
+        self.substs.push(Subst {
+            kind,
+            text: text.to_string(),
+            offset,
+        });
     }
 
     /// Record what a parameter expansion makes bash evaluate again.

@@ -120,24 +120,11 @@ fn download_outputs(base: &str, argv: &[Word], home: &str) -> Vec<String> {
                 {
                     out.push(v.to_string());
                     named = true;
-                } else if base == "curl" && w.starts_with('-') && !w.starts_with("--") {
-                    // A cluster: `-sSLo F`, `-fsSLO`, `-oF`.
-                    let letters = &w[1..];
-                    if let Some(at) = letters.find('o') {
-                        let glued = &letters[at + 1..];
-                        if glued.is_empty() {
-                            out.extend(next);
-                            i += 1;
-                        } else {
-                            out.push(glued.to_string());
-                        }
-                        named = true;
-                    } else if letters.contains('O') {
-                        remote_name = true;
-                    }
-                } else if base == "wget" && w.starts_with('-') && !w.starts_with("--") {
-                    // `-O F`, `-OF`, `-qO-`.
-                    if let Some(at) = w.find('O') {
+                } else if w.starts_with('-') && !w.starts_with("--") {
+                    // A cluster: curl `-sSLo F`, `-oF`, `-fsSLO`; wget `-O F`,
+                    // `-OF`, `-qO-`.
+                    let letter = if base == "curl" { 'o' } else { 'O' };
+                    if let Some(at) = w.find(letter) {
                         let glued = &w[at + 1..];
                         if glued.is_empty() {
                             out.extend(next);
@@ -146,6 +133,8 @@ fn download_outputs(base: &str, argv: &[Word], home: &str) -> Vec<String> {
                             out.push(glued.to_string());
                         }
                         named = true;
+                    } else if base == "curl" && w.contains('O') {
+                        remote_name = true;
                     }
                 }
             }
